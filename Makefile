@@ -1,0 +1,53 @@
+# servewise — developer entry points. `make demo` and `make test` work on a fresh machine.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+ENGINE_VENV := .venv-engine
+
+.PHONY: demo test venv test-deps engine system-deps lint typecheck fixtures bench clean
+
+$(BIN)/servewise: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+venv: $(BIN)/servewise
+
+## The main job on embedded sample builds: the seed's story, offline, in seconds.
+demo: venv
+	@bash scripts/demo.sh $(BIN)/servewise
+
+$(VENV)/.test-deps: pyproject.toml $(BIN)/servewise
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+test-deps: $(VENV)/.test-deps
+
+## Debian packages the tests use (the OCI registry).
+system-deps:
+	@bash scripts/system_deps.sh
+
+## The CPU engine environment shared by every engine test.
+engine:
+	@bash scripts/make_engine.sh $(ENGINE_VENV)
+
+lint: test-deps
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/mypy
+
+## Everything the tests need, then the whole suite.
+test: test-deps system-deps engine
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+## Rebuild the committed CUDA fixtures with nvcc (not needed for tests).
+fixtures:
+	bash scripts/build_cuda_fixtures.sh
+
+bench: test-deps
+	$(BIN)/python benchmarks/gate_speed.py
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache
