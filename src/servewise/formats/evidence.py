@@ -1,0 +1,155 @@
+"""JIT-dispatch evidence: which architectures a library's host code dispatches to.
+
+Libraries such as DeepGEMM carry no compiled GPU code of their own: they
+JIT-compile kernels at run time and choose them by architecture in host code.
+What they support shows in their symbols and read-only strings:
+
+* names starting with an arch prefix: ``sm90_fp8_gemm_1d2d``, ``sm120_split_k_reduce``
+  (also inside mangled names, after the length digits: ``15sm120_fp8_gemm``);
+* mangled class names: ``SM120ArchSpec``, ``SM100FP8FP4Gemm1D1DRuntime``;
+* asserts on the major revision: ``arch_major == 12``;
+* compiler flags: ``-gencode=arch=compute_120f,code=sm_120f``;
+* shipped kernel headers: ``deep_gemm/include/deep_gemm/impls/sm120_*.cuh``.
+
+:class:`EvidenceCollector` is fed the host bytes of a library in chunks (never
+the payloads of its fatbins) and keeps the distinct names found per arch, plus
+git hashes found beside the word ``git``. It is pure: bytes in, data out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from servewise.archs import Arch
+
+#: Longest name kept; a match that reaches a chunk boundary is rescanned with the next chunk.
+MAX_NAME = 160
+
+_PREFIX_RE = re.compile(rb"sm(\d{2,3})([af]?)_([A-Za-z0-9_]{1,%d})" % MAX_NAME)
+_CLASS_RE = re.compile(rb"SM(\d{2,3})([af]?)([A-Z][A-Za-z0-9_]{1,%d})" % MAX_NAME)
+_MAJOR_RE = re.compile(rb"arch_major(?:\(\))? ?== ?(\d{1,2})\b")
+_GENCODE_RE = re.compile(rb"arch=compute_(\d{2,3})([af]?)")
+_GIT_RE = re.compile(rb"git[-_ :=]{0,3}(?:hash|sha|rev|commit)?[-_ :=]{0,3}([0-9a-f]{7,40})\b")
+_HEADER_RE = re.compile(r"(?:^|/)impls/sm(\d{2,3})([af]?)_[A-Za-z0-9_]+\.cuh$")
+
+#: Bytes that may stand before an arch prefix: anything but a letter or underscore
+#: (a digit is the length prefix of a mangled name).
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+_OVERLAP = MAX_NAME + 64
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Distinct dispatch names per architecture, with git hashes seen in the strings."""
+
+    names: dict[str, tuple[str, ...]]
+    """Arch in NVIDIA spelling (``sm_120``) → sorted distinct names that point at it."""
+    git_hashes: tuple[str, ...]
+    """Hex strings found next to the word ``git`` (build provenance)."""
+
+    def counts(self) -> dict[str, int]:
+        """Number of distinct names per arch."""
+        return {arch: len(names) for arch, names in self.names.items()}
+
+    @property
+    def archs(self) -> tuple[Arch, ...]:
+        """The architectures with any evidence, in order."""
+        return tuple(sorted(Arch.parse(name) for name in self.names))
+
+
+def _arch_name(number: bytes, suffix: bytes) -> str | None:
+    value = int(number)
+    if not 20 <= value <= 999:
+        return None
+    return f"sm_{value}{suffix.decode()}"
+
+
+def header_evidence(paths: list[str]) -> dict[str, set[str]]:
+    """Arch → kernel header names, from the paths of shipped ``impls/smNNN_*.cuh`` files."""
+    found: dict[str, set[str]] = {}
+    for path in paths:
+        match = _HEADER_RE.search(path)
+        if match is None:
+            continue
+        arch = _arch_name(match.group(1).encode(), match.group(2).encode())
+        if arch is not None:
+            found.setdefault(arch, set()).add(path.rsplit("/", 1)[-1])
+    return found
+
+
+class EvidenceCollector:
+    """Incremental search of host bytes for dispatch evidence.
+
+    Call :meth:`feed` with consecutive chunks of one host region, :meth:`cut` where
+    the region is interrupted (a fatbin or cubin lies between two regions), and
+    :meth:`result` at the end.
+    """
+
+    def __init__(self) -> None:
+        self._names: dict[str, set[str]] = {}
+        self._git: set[str] = set()
+        self._carry = b""
+
+    def feed(self, chunk: bytes) -> None:
+        """Scan one more chunk of the current host region."""
+        if not chunk:
+            return
+        data = self._carry + chunk if self._carry else bytes(chunk)
+        if len(data) <= _OVERLAP:
+            self._carry = data
+            return
+        limit = len(data) - _OVERLAP
+        self._scan(data, limit)
+        self._carry = data[limit:]
+
+    def cut(self) -> None:
+        """End the current host region: scan what is held back and start afresh."""
+        if self._carry:
+            self._scan(self._carry, len(self._carry))
+            self._carry = b""
+
+    def result(self) -> Evidence:
+        """The evidence gathered so far (ends the current region first)."""
+        self.cut()
+        return Evidence(
+            names={arch: tuple(sorted(names)) for arch, names in sorted(self._names.items())},
+            git_hashes=tuple(sorted(self._git)),
+        )
+
+    def _add(self, arch: str | None, name: bytes) -> None:
+        if arch is not None:
+            self._names.setdefault(arch, set()).add(name.decode("ascii", "replace"))
+
+    def _scan(self, data: bytes, limit: int) -> None:
+        """Record matches that start before ``limit`` (later ones are seen again)."""
+        for match in _PREFIX_RE.finditer(data, 0, len(data)):
+            start = match.start()
+            if start >= limit:
+                break
+            if start and data[start - 1] in _WORD_BYTES:
+                continue
+            self._add(_arch_name(match.group(1), match.group(2)), match.group(0))
+        for match in _CLASS_RE.finditer(data):
+            start = match.start()
+            if start >= limit:
+                break
+            if start and data[start - 1] in _WORD_BYTES:
+                continue
+            self._add(_arch_name(match.group(1), match.group(2)), match.group(0))
+        if b"arch_major" in data:
+            for match in _MAJOR_RE.finditer(data):
+                if match.start() >= limit:
+                    break
+                self._add(_arch_name(match.group(1) + b"0", b""), match.group(0))
+        if b"arch=compute_" in data:
+            for match in _GENCODE_RE.finditer(data):
+                if match.start() >= limit:
+                    break
+                self._add(_arch_name(match.group(1), match.group(2)), match.group(0))
+        if b"git" in data:
+            for match in _GIT_RE.finditer(data):
+                if match.start() >= limit:
+                    break
+                self._git.add(match.group(1).decode())

@@ -1,0 +1,197 @@
+"""What a scan of an engine build reports, library by library.
+
+These are plain frozen dataclasses with ``to_dict``/``from_dict`` so a library's
+scan can be cached in the store and printed as JSON with stable keys. Arch
+names use NVIDIA's spelling: ``sm_90a`` for SASS, ``compute_80`` for PTX,
+``sm_120`` for JIT-dispatch evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from servewise.archs import Arch
+
+
+def sort_archs(names: set[str] | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """Arch names in numeric order (``sm_80`` < ``sm_90`` < ``sm_90a`` < ``sm_100``)."""
+    return tuple(sorted(set(names), key=lambda name: (Arch.parse(name), name)))
+
+
+@dataclass(frozen=True)
+class CodeEntry:
+    """One compiled image: a fatbin entry or a raw cubin."""
+
+    kind: str
+    """``sass``, ``ptx`` or ``kind-N`` for entry kinds servewise does not know."""
+    arch: str
+    """``sm_90a`` for SASS, ``compute_80`` for PTX."""
+    origin: str
+    """``fatbin``, ``cubin`` (the file is one) or ``embedded-cubin`` (a byte array in host data)."""
+    offset: int
+    """Where it starts in the library file."""
+    compression: str = "none"
+    """``none``, ``lz4``, ``zstd`` or ``legacy``."""
+    stored_bytes: int = 0
+    """Bytes the image takes in the file."""
+    uncompressed_bytes: int = 0
+    """Bytes once decompressed (equal to ``stored_bytes`` when not compressed)."""
+    ptx_isa: str | None = None
+    """PTX ISA version of a PTX entry (``9.0``)."""
+    tool_args: str | None = None
+    """Compiler arguments recorded in a cubin's notes."""
+
+
+@dataclass(frozen=True)
+class LibraryScan:
+    """What one pass over a library file found (the part that is cached)."""
+
+    sass: tuple[str, ...]
+    """Distinct SASS archs."""
+    ptx: tuple[str, ...]
+    """Distinct PTX archs."""
+    containers: int
+    """Number of fatbin containers."""
+    entries: tuple[CodeEntry, ...]
+    """Every compiled image in file order."""
+    dispatch: dict[str, tuple[str, ...]]
+    """JIT-dispatch evidence from the binary: arch → distinct names."""
+    git_hashes: tuple[str, ...]
+    """Hex strings found next to the word ``git``."""
+    host_machine: int | None
+    """ELF ``e_machine`` of the file (62 x86-64, 183 aarch64, 190 a cubin), ``None`` if not ELF."""
+    warnings: tuple[str, ...] = field(default=())
+    """Problems that did not stop the scan."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        data = asdict(self)
+        data["dispatch"] = {arch: list(names) for arch, names in self.dispatch.items()}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LibraryScan:
+        """Rebuild from :meth:`to_dict` output."""
+        return cls(
+            sass=tuple(data["sass"]),
+            ptx=tuple(data["ptx"]),
+            containers=int(data["containers"]),
+            entries=tuple(CodeEntry(**entry) for entry in data["entries"]),
+            dispatch={arch: tuple(names) for arch, names in data["dispatch"].items()},
+            git_hashes=tuple(data["git_hashes"]),
+            host_machine=data["host_machine"],
+            warnings=tuple(data["warnings"]),
+        )
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a library comes from."""
+
+    package: str | None = None
+    """The installed distribution whose RECORD lists the file."""
+    package_version: str | None = None
+    """That distribution's version."""
+    library_id: str | None = None
+    """The known-library table's id (``deep_gemm``), when the path matches an entry."""
+    library_name: str | None = None
+    """Its display name."""
+    bundled_version: str | None = None
+    """``__version__`` of the Python package beside the library, when it has one."""
+    git_hashes: tuple[str, ...] = ()
+    """Git hashes found in the binary's strings."""
+
+
+@dataclass(frozen=True)
+class LibraryReport:
+    """One CUDA-bearing (or candidate) library of a build."""
+
+    path: str
+    """Path as found in the build."""
+    size: int
+    """File size in bytes."""
+    scan: LibraryScan
+    """What its bytes hold."""
+    provenance: Provenance
+    """Which package and known library it is."""
+    headers: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Shipped ``impls/smNNN_*.cuh`` kernel headers beside it: arch → file names."""
+    cached: bool = False
+    """Whether the scan came from the store."""
+
+    @property
+    def dispatch(self) -> dict[str, tuple[str, ...]]:
+        """All JIT-dispatch evidence: binary names and shipped headers, by arch."""
+        merged: dict[str, set[str]] = {a: set(n) for a, n in self.scan.dispatch.items()}
+        for arch, names in self.headers.items():
+            merged.setdefault(arch, set()).update(f"impls/{name}" for name in names)
+        return {arch: tuple(sorted(merged[arch])) for arch in sort_archs(list(merged))}
+
+    @property
+    def has_compiled_code(self) -> bool:
+        """Whether it carries SASS or PTX of its own."""
+        return bool(self.scan.sass or self.scan.ptx)
+
+    @property
+    def compressions(self) -> tuple[str, ...]:
+        """Distinct compression schemes of its images."""
+        return tuple(sorted({entry.compression for entry in self.scan.entries}))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form with stable keys."""
+        ptx_isa = sorted({e.ptx_isa for e in self.scan.entries if e.ptx_isa})
+        return {
+            "path": self.path,
+            "size_bytes": self.size,
+            "package": self.provenance.package,
+            "package_version": self.provenance.package_version,
+            "library_id": self.provenance.library_id,
+            "library_name": self.provenance.library_name,
+            "bundled_version": self.provenance.bundled_version,
+            "git_hashes": list(self.provenance.git_hashes),
+            "sass": list(self.scan.sass),
+            "ptx": list(self.scan.ptx),
+            "ptx_isa": ptx_isa,
+            "jit_dispatch": {arch: len(names) for arch, names in self.dispatch.items()},
+            "jit_dispatch_names": {arch: list(names) for arch, names in self.dispatch.items()},
+            "containers": self.scan.containers,
+            "entries": len(self.scan.entries),
+            "compression": list(self.compressions),
+            "host_machine": self.scan.host_machine,
+            "warnings": list(self.scan.warnings),
+            "cached": self.cached,
+        }
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """Every library of one build."""
+
+    ref: str
+    """What was scanned, as the user named it."""
+    source_kind: str
+    """``file``, ``folder`` or ``wheel``."""
+    libraries: tuple[LibraryReport, ...]
+    """Libraries in path order."""
+    notes: tuple[str, ...] = ()
+    """Things skipped or doubtful while reading the build."""
+    scanned_bytes: int = 0
+    """Bytes read (not counting those served from the store)."""
+
+    def library(self, path: str) -> LibraryReport:
+        """The library at ``path`` (KeyError when absent)."""
+        for library in self.libraries:
+            if library.path == path:
+                return library
+        raise KeyError(path)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form with stable keys."""
+        return {
+            "ref": self.ref,
+            "source_kind": self.source_kind,
+            "libraries": [library.to_dict() for library in self.libraries],
+            "notes": list(self.notes),
+            "scanned_bytes": self.scanned_bytes,
+        }

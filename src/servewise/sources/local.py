@@ -1,0 +1,156 @@
+"""Builds on local disk: one library file, or a folder (site-packages, a virtual environment)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from typing import BinaryIO
+from pathlib import Path
+
+from servewise.errors import SourceError
+from servewise.sources.interface import CHUNK_SIZE, Member
+
+#: At most this many files are listed in a folder (a guard against scanning ``/``).
+MAX_FILES = 2_000_000
+
+
+def file_identity(info: os.stat_result) -> str:
+    """Content identity of a file without reading it: size, modification time, inode."""
+    return f"file:{info.st_size}:{info.st_mtime_ns}:{info.st_dev}:{info.st_ino}"
+
+
+def file_chunks(path: str, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
+    """The bytes of a file in chunks."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed by the generator below
+    except OSError as error:
+        raise SourceError(
+            f"cannot read {path}: {error.strerror}",
+            hint="check the path and its permissions",
+            path=path,
+        ) from None
+    return _chunks_of(handle, path, chunk_size)
+
+
+def _chunks_of(handle: BinaryIO, path: str, chunk_size: int) -> Iterator[bytes]:
+    with handle:
+        while True:
+            try:
+                chunk = handle.read(chunk_size)
+            except OSError as error:
+                raise SourceError(
+                    f"cannot read {path}: {error.strerror}", path=path, hint="check the disk"
+                ) from None
+            if not chunk:
+                return
+            yield chunk
+
+
+def _site_packages_roots(folder: Path) -> list[Path]:
+    """The site-packages folders of a virtual environment or prefix, if ``folder`` is one."""
+    roots: list[Path] = []
+    for pattern in ("lib/python3*/site-packages", "lib/python3*/dist-packages",
+                    "lib64/python3*/site-packages", "Lib/site-packages"):
+        roots.extend(sorted(p for p in folder.glob(pattern) if p.is_dir()))
+    return roots
+
+
+class LocalSource:
+    """A single file, or every regular file below a folder."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._notes: list[str] = []
+        try:
+            info = path.lstat()
+        except OSError as error:
+            raise SourceError(
+                f"cannot open {path}: {error.strerror}",
+                hint="give a .so/.cubin file, a folder, a virtual environment or a .whl file",
+                path=str(path),
+            ) from None
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                info = path.stat()
+            except OSError:
+                raise SourceError(
+                    f"{path} is a symbolic link to {os.readlink(path)}, which does not exist",
+                    hint="give the path of the real file",
+                    path=str(path),
+                ) from None
+        self._is_dir = stat.S_ISDIR(info.st_mode)
+        if not self._is_dir and not stat.S_ISREG(info.st_mode):
+            raise SourceError(
+                f"{path} is neither a regular file nor a folder",
+                hint="give a .so/.cubin file, a folder or a .whl file",
+                path=str(path),
+            )
+
+    @property
+    def ref(self) -> str:
+        """The path the user gave."""
+        return str(self._path)
+
+    @property
+    def kind(self) -> str:
+        """``folder`` or ``file``."""
+        return "folder" if self._is_dir else "file"
+
+    def notes(self) -> list[str]:
+        """Symlinks and unreadable entries met while listing."""
+        return list(self._notes)
+
+    def members(self) -> list[Member]:
+        """The file itself, or every regular file below the folder (site-packages relative)."""
+        if not self._is_dir:
+            info = self._path.stat()
+            return [
+                Member(self._path.name, info.st_size, file_identity(info),
+                       ("file", str(self._path)))
+            ]
+        roots = _site_packages_roots(self._path) or [self._path]
+        found: list[Member] = []
+        for root in roots:
+            self._walk(root, found)
+        return found
+
+    def _walk(self, root: Path, found: list[Member]) -> None:
+        def on_error(error: OSError) -> None:
+            self._notes.append(f"skipped {error.filename}: {error.strerror}")
+
+        for folder, dirs, files in os.walk(root, onerror=on_error, followlinks=False):
+            dirs.sort()
+            for name in sorted(files):
+                full = os.path.join(folder, name)
+                try:
+                    info = os.lstat(full)
+                except OSError as error:
+                    self._notes.append(f"skipped {full}: {error.strerror}")
+                    continue
+                rel = os.path.relpath(full, root).replace(os.sep, "/")
+                if stat.S_ISLNK(info.st_mode):
+                    self._notes.append(f"skipped symbolic link {rel} -> {os.readlink(full)}")
+                    continue
+                if not stat.S_ISREG(info.st_mode):
+                    continue
+                if not os.access(full, os.R_OK):
+                    self._notes.append(f"skipped {rel}: not readable")
+                    continue
+                found.append(Member(rel, info.st_size, file_identity(info), ("file", full)))
+                if len(found) > MAX_FILES:
+                    raise SourceError(
+                        f"{self._path} holds more than {MAX_FILES} files",
+                        hint="point at the engine's site-packages or virtual environment",
+                        path=str(self._path),
+                    )
+
+    def read_small(self, member: Member, limit: int) -> bytes:
+        """The first ``limit`` bytes of a member."""
+        try:
+            with open(member.locator[1], "rb") as handle:
+                return handle.read(limit)
+        except OSError as error:
+            raise SourceError(
+                f"cannot read {member.locator[1]}: {error.strerror}", path=member.locator[1]
+            ) from None

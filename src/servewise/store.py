@@ -1,0 +1,119 @@
+"""The local store: one SQLite database (standard library) that operations may use.
+
+It lives in ``$SERVEWISE_CACHE_DIR`` (default ``$XDG_CACHE_HOME/servewise``, else
+``~/.cache/servewise``) as ``servewise.db``, in WAL mode so a crash loses nothing
+committed. Today it holds scan results keyed by content identity; later
+capabilities add their tables through :data:`_MIGRATIONS`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from servewise.errors import StoreError
+
+#: Schema steps, applied in order; ``PRAGMA user_version`` records how many ran.
+_MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE scan_cache (
+        key TEXT PRIMARY KEY,
+        scanner INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        created_at REAL NOT NULL
+    )
+    """,
+)
+
+
+def default_path() -> Path:
+    """Where the store lives unless told otherwise."""
+    explicit = os.environ.get("SERVEWISE_CACHE_DIR")
+    if explicit:
+        return Path(explicit) / "servewise.db"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "servewise" / "servewise.db"
+
+
+class Store:
+    """A connection to the store; use as a context manager or call :meth:`close`."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._migrate()
+        except (OSError, sqlite3.Error) as error:
+            raise StoreError(
+                f"cannot open the store at {self.path}: {error}",
+                hint="set SERVEWISE_CACHE_DIR to a writable folder, or pass --no-cache",
+                path=str(self.path),
+            ) from None
+
+    def _migrate(self) -> None:
+        (done,) = self._db.execute("PRAGMA user_version").fetchone()
+        if done > len(_MIGRATIONS):
+            raise StoreError(
+                f"the store at {self.path} was written by a newer servewise "
+                f"(schema {done}, this one knows {len(_MIGRATIONS)})",
+                hint="upgrade servewise, or set SERVEWISE_CACHE_DIR to another folder",
+                path=str(self.path),
+            )
+        for number, step in enumerate(_MIGRATIONS[done:], start=done + 1):
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(step)
+            self._db.execute(f"PRAGMA user_version = {number}")
+            self._db.execute("COMMIT")
+
+    def get_scans(self, keys: list[str], scanner: int) -> dict[str, dict[str, Any]]:
+        """Cached scan results for ``keys`` written by scanner version ``scanner``."""
+        found: dict[str, dict[str, Any]] = {}
+        try:
+            for start in range(0, len(keys), 500):
+                batch = keys[start : start + 500]
+                marks = ",".join("?" * len(batch))
+                rows = self._db.execute(
+                    f"SELECT key, data FROM scan_cache WHERE scanner = ? AND key IN ({marks})",
+                    [scanner, *batch],
+                )
+                for key, data in rows:
+                    found[key] = json.loads(data)
+        except (sqlite3.Error, json.JSONDecodeError) as error:
+            raise StoreError(
+                f"cannot read the store at {self.path}: {error}",
+                hint="pass --no-cache, or delete the file to start a fresh store",
+                path=str(self.path),
+            ) from None
+        return found
+
+    def put_scan(self, key: str, scanner: int, data: dict[str, Any]) -> None:
+        """Remember one scan result."""
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO scan_cache (key, scanner, data, created_at) "
+                "VALUES (?, ?, ?, ?)",
+                (key, scanner, json.dumps(data, separators=(",", ":")), time.time()),
+            )
+        except sqlite3.Error as error:
+            raise StoreError(
+                f"cannot write the store at {self.path}: {error}",
+                hint="check free disk space, or pass --no-cache",
+                path=str(self.path),
+            ) from None
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
