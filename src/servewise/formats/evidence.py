@@ -61,22 +61,17 @@ class Evidence:
 
 def _arch_name(number: bytes, suffix: bytes) -> str | None:
     value = int(number)
-    if not 20 <= value <= 999:
+    if not 20 <= value <= 199:
         return None
     return f"sm_{value}{suffix.decode()}"
 
 
-def header_evidence(paths: list[str]) -> dict[str, set[str]]:
-    """Arch → kernel header names, from the paths of shipped ``impls/smNNN_*.cuh`` files."""
-    found: dict[str, set[str]] = {}
-    for path in paths:
-        match = _HEADER_RE.search(path)
-        if match is None:
-            continue
-        arch = _arch_name(match.group(1).encode(), match.group(2).encode())
-        if arch is not None:
-            found.setdefault(arch, set()).add(path.rsplit("/", 1)[-1])
-    return found
+def header_arch(path: str) -> str | None:
+    """The arch a shipped kernel header is for (``.../impls/sm120_x.cuh`` → ``sm_120``)."""
+    match = _HEADER_RE.search(path)
+    if match is None:
+        return None
+    return _arch_name(match.group(1).encode(), match.group(2).encode())
 
 
 class EvidenceCollector:

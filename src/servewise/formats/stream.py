@@ -87,6 +87,9 @@ class StreamScanner:
         self._evidence = EvidenceCollector()
         self._host_machine: int | None = None
         self._finished = False
+        # Per magic: absolute offset of the next known occurrence, and how far none exists.
+        self._next_magic = [-1] * len(_MAGICS)
+        self._clear_until = [0] * len(_MAGICS)
 
     # -- input ---------------------------------------------------------------
 
@@ -140,7 +143,7 @@ class StreamScanner:
 
     def _host(self, final: bool) -> bool:
         buf = self._buf
-        hits = [i for i in (buf.find(magic) for magic in _MAGICS) if i >= 0]
+        hits = [i for i in (self._find(k) for k in range(len(_MAGICS))) if i >= 0]
         if not hits:
             keep = 0 if final else min(_HOLD, len(buf))
             upto = len(buf) - keep
@@ -155,6 +158,21 @@ class StreamScanner:
         if buf.startswith(fatbin.CONTAINER_MAGIC_BYTES):
             return self._open_container(final)
         return self._open_elf(final)
+
+    def _find(self, which: int) -> int:
+        """Position of magic ``which`` in the buffer, or -1; remembers what earlier searches saw."""
+        known = self._next_magic[which]
+        if known >= self._pos:
+            return known - self._pos
+        clear = self._clear_until[which]
+        buf = self._buf
+        start = max(clear - self._pos, 0)
+        found = buf.find(_MAGICS[which], start)
+        if found < 0:
+            self._clear_until[which] = self._pos + max(len(buf) - _HOLD, 0)
+            return -1
+        self._next_magic[which] = self._pos + found
+        return found
 
     def _not_here(self, count: int) -> bool:
         """The magic at the buffer start was not what it looked like: treat it as host bytes."""

@@ -1,0 +1,193 @@
+"""The ``servewise`` command: parse arguments, call one library function, render.
+
+stdout carries data (``--json`` prints JSON there); stderr carries progress,
+warnings and errors. Exit codes: 0 fine, 1 the check failed, 2 bad usage or
+unreadable input.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from servewise.errors import ServewiseError, StoreError
+
+app = typer.Typer(
+    name="servewise",
+    help="Get a large language model serving on your GPUs with vLLM or SGLang, right the first time.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON to stdout.")]
+NoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Scan everything afresh; do not use the store.")
+]
+RefArgument = Annotated[
+    str,
+    typer.Argument(
+        help="An engine build: a .so/.cubin file, a folder (site-packages or a virtual "
+        "environment) or a .whl file.",
+        show_default=False,
+    ),
+]
+
+
+def _out() -> Console:
+    return Console(file=sys.stdout, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+
+
+def _err() -> Console:
+    return Console(file=sys.stderr, stderr=True)
+
+
+def _emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2) + "\n")
+
+
+def _fail(error: ServewiseError, as_json: bool) -> None:
+    if as_json:
+        _emit_json(error.to_dict())
+    else:
+        console = _err()
+        console.print(f"[bold red]error:[/bold red] {error.message}", highlight=False)
+        if error.hint:
+            console.print(f"[dim]hint:[/dim] {error.hint}", highlight=False)
+    raise typer.Exit(error.exit_code)
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[Any], None] | None]:
+    """A progress bar on stderr for long scans, only when stderr is a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    # auto_refresh=False: no background thread, so worker processes fork cleanly.
+    with Progress(TextColumn("scanning"), BarColumn(), DownloadColumn(),
+                  TextColumn("{task.description}"), console=_err(), auto_refresh=False,
+                  transient=True) as bar:
+        task = bar.add_task("", total=None)
+
+        def update(step: Any) -> None:
+            bar.update(task, completed=step.done_bytes, total=step.total_bytes,
+                       description=step.path)
+            bar.refresh()
+
+        yield update
+
+
+def _scan(ref: str, no_cache: bool, as_json: bool) -> Any:
+    from servewise.inspect.scan import scan_build
+    from servewise.store import Store
+
+    store = None
+    if not no_cache:
+        try:
+            store = Store()
+        except StoreError as error:
+            _err().print(f"[yellow]warning:[/yellow] {error.message}; scanning without it",
+                         highlight=False)
+    try:
+        with _progress(not as_json) as progress:
+            return scan_build(ref, store=store, progress=progress)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _warn_notes(report: Any) -> None:
+    console = _err()
+    for note in report.notes:
+        console.print(f"[dim]note:[/dim] {note}", highlight=False)
+    for library in report.libraries:
+        for warning in library.scan.warnings:
+            console.print(f"[yellow]warning:[/yellow] {library.path}: {warning}", highlight=False)
+
+
+@app.command()
+def inspect(ref: RefArgument, as_json: JsonOption = False, no_cache: NoCacheOption = False) -> None:
+    """List every CUDA-bearing library of a build: SASS, PTX and JIT-dispatch archs, provenance."""
+    try:
+        report = _scan(ref, no_cache, as_json)
+    except ServewiseError as error:
+        _fail(error, as_json)
+    if as_json:
+        _emit_json(report.to_dict())
+        return
+    from servewise.render.tables import inspect_table
+
+    _warn_notes(report)
+    _out().print(inspect_table(report))
+
+
+@app.command()
+def gate(
+    ref: RefArgument,
+    gpu: Annotated[str, typer.Option("--gpu", help="GPU name, e.g. h200, rtx-pro-6000, b200 "
+                                     "(see `servewise gpus`).", show_default=False)],
+    require: Annotated[list[str] | None, typer.Option(
+        "--require", help="A library that must support the GPU (known id such as deep_gemm, "
+        "or a file name). Repeatable.")] = None,
+    model: Annotated[str | None, typer.Option(
+        "--model", help="A model whose required libraries must support the GPU "
+        "(e.g. deepseek-v4).")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Any library without code for "
+                                         "the GPU is an error.")] = False,
+    as_json: JsonOption = False,
+    no_cache: NoCacheOption = False,
+) -> None:
+    """Does each library of a build have code for this GPU? Exit 1 when a required one lacks it."""
+    from servewise.inspect.gate import gate as run_gate
+    from servewise.knowledge.gpus import load_gpu_catalog
+
+    try:
+        device = load_gpu_catalog().find(gpu)
+        report = _scan(ref, no_cache, as_json)
+        result = run_gate(report, device, require=tuple(require or ()), model=model,
+                          strict=strict)
+    except ServewiseError as error:
+        _fail(error, as_json)
+    if as_json:
+        _emit_json(result.to_dict())
+    else:
+        from servewise.render.tables import gate_table
+
+        _warn_notes(report)
+        _out().print(gate_table(result))
+        verdict = "[green]PASS[/green]" if result.passed else "[bold red]FAIL[/bold red]"
+        errors = [v for v in result.verdicts if v.status == "error"]
+        summary = f"{verdict}: {len(errors) + len(result.absent)} required library gap(s)"
+        _out().print(summary if not result.passed else f"{verdict}: every required library "
+                     f"supports {result.gpu.name}", highlight=False)
+    raise typer.Exit(result.exit_code)
+
+
+@app.command()
+def gpus(as_json: JsonOption = False) -> None:
+    """The GPU catalog: names you can pass to --gpu, compute capability, memory."""
+    from servewise.knowledge.gpus import load_gpu_catalog
+
+    try:
+        catalog = load_gpu_catalog()
+    except ServewiseError as error:
+        _fail(error, as_json)
+    if as_json:
+        _emit_json([gpu.to_dict() for gpu in catalog.all()])
+        return
+    from servewise.render.tables import gpus_table
+
+    _out().print(gpus_table(catalog.all()))
+
+
+def main() -> None:
+    """Entry point of the ``servewise`` console script."""
+    app()

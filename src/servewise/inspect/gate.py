@@ -1,0 +1,248 @@
+"""The kernel gate: does each library of a build have code for this GPU, and does it matter?
+
+A verdict per library:
+
+``native``
+    SASS that loads on the GPU (same major, minor at or below; ``a`` exact; ``f`` family).
+``ptx-jit``
+    No SASS for it, but PTX the driver JIT-compiles at first use.
+``jit-dispatch``
+    A library that JIT-compiles its kernels at run time and whose host code
+    dispatches to this GPU's architecture (DeepGEMM's ``sm120_*`` names).
+``missing``
+    GPU code, but none for this GPU.
+``no-gpu-code``
+    No compiled GPU code and no dispatch evidence (a host-only helper).
+
+A gap fails the gate only when the library is *required*: the engine's core
+library, one named with ``--require``, or one the ``--model`` family needs.
+With ``strict`` every gap fails. Everything else is reported with its reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from servewise.archs import Arch, ComputeCapability, ptx_runs_on, sass_runs_on
+from servewise.errors import UsageError
+from servewise.inspect.report import BuildReport, LibraryReport
+from servewise.knowledge.gpus import Gpu
+from servewise.knowledge.libraries import KnownLibrary, LibraryTable, load_library_table
+from servewise.knowledge.models import ModelTable, load_model_table
+
+VERDICTS = ("native", "ptx-jit", "jit-dispatch", "missing", "no-gpu-code")
+
+
+@dataclass(frozen=True)
+class LibraryVerdict:
+    """The gate's answer for one library."""
+
+    path: str
+    """Path as found in the build."""
+    library_id: str | None
+    """Known-library id, if the table knows it."""
+    verdict: str
+    """One of :data:`VERDICTS`."""
+    matching: tuple[str, ...]
+    """The archs that serve the GPU (SASS, PTX or dispatch evidence)."""
+    required_by: tuple[str, ...]
+    """Why the library must work: ``engine core``, ``--require X``, ``model Y``."""
+    status: str
+    """``ok``, ``warning`` (works with a cost), ``info`` (a gap that does not matter) or ``error``."""
+    reason: str
+    """One sentence for a person."""
+
+    @property
+    def required(self) -> bool:
+        """Whether a gap here fails the gate."""
+        return bool(self.required_by)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "path": self.path,
+            "library_id": self.library_id,
+            "verdict": self.verdict,
+            "matching_archs": list(self.matching),
+            "required": self.required,
+            "required_by": list(self.required_by),
+            "status": self.status,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Every library's verdict for one GPU, and whether the build passes."""
+
+    ref: str
+    """The build."""
+    gpu: Gpu
+    """The GPU asked about."""
+    strict: bool
+    """Whether every gap counted."""
+    verdicts: tuple[LibraryVerdict, ...]
+    """One per library, in path order."""
+    absent: tuple[tuple[str, str], ...]
+    """Required libraries not found in the build at all: (library id, why required)."""
+
+    @property
+    def passed(self) -> bool:
+        """No error: every required library supports the GPU and is present."""
+        return not self.absent and all(v.status != "error" for v in self.verdicts)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when it passed, 1 when not."""
+        return 0 if self.passed else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "ref": self.ref,
+            "gpu": {
+                "id": self.gpu.id,
+                "name": self.gpu.name,
+                "compute_capability": str(self.gpu.cc),
+                "sm": f"sm_{self.gpu.cc.number}",
+            },
+            "passed": self.passed,
+            "strict": self.strict,
+            "libraries": [v.to_dict() for v in self.verdicts],
+            "absent_required": [{"library_id": i, "required_by": why} for i, why in self.absent],
+        }
+
+
+def classify(library: LibraryReport, cc: ComputeCapability, known: KnownLibrary | None) -> tuple[str, tuple[str, ...]]:
+    """The verdict for one library on a device, with the archs that serve it."""
+    sass = tuple(a for a in library.scan.sass if sass_runs_on(Arch.parse(a), cc))
+    if sass:
+        return "native", sass
+    ptx = tuple(a for a in library.scan.ptx if ptx_runs_on(Arch.parse(a), cc))
+    if ptx:
+        return "ptx-jit", ptx
+    dispatch = library.dispatch
+    is_jit = (known is not None and known.jit) or (not library.has_compiled_code and bool(dispatch))
+    if is_jit:
+        served = tuple(a for a in dispatch if sass_runs_on(Arch.parse(a), cc))
+        return ("jit-dispatch", served) if served else ("missing", ())
+    if library.has_compiled_code:
+        return "missing", ()
+    return "no-gpu-code", ()
+
+
+def _what_it_has(library: LibraryReport) -> str:
+    parts = []
+    if library.scan.sass:
+        parts.append("SASS " + ", ".join(library.scan.sass))
+    if library.scan.ptx:
+        parts.append("PTX " + ", ".join(library.scan.ptx))
+    if library.dispatch:
+        parts.append("dispatch " + ", ".join(library.dispatch))
+    return "; ".join(parts) or "nothing"
+
+
+def _reason(
+    verdict: str, matching: tuple[str, ...], library: LibraryReport, gpu: Gpu,
+    known: KnownLibrary | None, required_by: tuple[str, ...],
+) -> str:
+    cc = gpu.cc
+    if verdict == "native":
+        return f"{', '.join(matching)} loads on CC {cc}"
+    if verdict == "ptx-jit":
+        return (f"runs through PTX JIT: no SASS for CC {cc}, the driver compiles "
+                f"{', '.join(matching)} at first use (slower start)")
+    if verdict == "jit-dispatch":
+        count = sum(len(library.dispatch[a]) for a in matching)
+        return f"JIT-compiles its kernels; {count} dispatch names for {', '.join(matching)}"
+    if verdict == "no-gpu-code":
+        return "no GPU code of its own (host-only)"
+    has = _what_it_has(library)
+    if required_by:
+        return f"no code for CC {cc} (has {has}); required by {', '.join(required_by)}"
+    if known is not None:
+        note = known.coverage_note or f"built for {', '.join(known.intended_archs)}"
+        fallback = f"; without it: {known.fallback}" if known.fallback else ""
+        return f"{note} (has {has}){fallback}"
+    return f"unknown library: no code for this GPU (has {has})"
+
+
+def _status(verdict: str, required: bool, strict: bool) -> str:
+    if verdict in ("native", "jit-dispatch"):
+        return "ok"
+    if verdict == "ptx-jit":
+        return "warning"
+    if verdict == "no-gpu-code":
+        return "error" if required and strict else "info"
+    return "error" if required or strict else "info"
+
+
+def _matches_require(name: str, library: LibraryReport) -> bool:
+    if library.provenance.library_id == name:
+        return True
+    base = library.path.rsplit("/", 1)[-1]
+    return name in (library.path, base) or base.startswith(name + ".")
+
+
+def gate(
+    report: BuildReport,
+    gpu: Gpu,
+    *,
+    require: tuple[str, ...] = (),
+    model: str | None = None,
+    strict: bool = False,
+    libraries: LibraryTable | None = None,
+    models: ModelTable | None = None,
+) -> GateResult:
+    """Judge every library of ``report`` for ``gpu``.
+
+    ``require`` names libraries by known id (``deep_gemm``), file name or path;
+    ``model`` adds the libraries that model family needs. Unknown names raise
+    :class:`~servewise.errors.UsageError`.
+    """
+    table = libraries or load_library_table()
+    wanted: dict[str, list[str]] = {}
+    for name in require:
+        wanted.setdefault(name, []).append(f"--require {name}")
+    if model is not None:
+        family = (models or load_model_table()).require(model)
+        for library_id in family.requires:
+            wanted.setdefault(library_id, []).append(f"model {family.id}")
+    for name in wanted:
+        found = any(_matches_require(name, lib) for lib in report.libraries)
+        if not found and not table.has(name):
+            raise UsageError(
+                f"--require {name}: no library of that name in the build, and no known library id",
+                hint="known ids: " + ", ".join(table.ids()) + "; or give a file name from "
+                "`servewise inspect`",
+                found=name,
+            )
+    verdicts: list[LibraryVerdict] = []
+    satisfied: set[str] = set()
+    for library in report.libraries:
+        known = table.get(library.provenance.library_id) if library.provenance.library_id else None
+        reasons: list[str] = []
+        if known is not None and known.core:
+            reasons.append("engine core")
+        for name, why in wanted.items():
+            if _matches_require(name, library):
+                reasons.extend(why)
+                satisfied.add(name)
+        required_by = tuple(dict.fromkeys(reasons))
+        verdict, matching = classify(library, gpu.cc, known)
+        verdicts.append(
+            LibraryVerdict(
+                path=library.path,
+                library_id=library.provenance.library_id,
+                verdict=verdict,
+                matching=matching,
+                required_by=required_by,
+                status=_status(verdict, bool(required_by), strict),
+                reason=_reason(verdict, matching, library, gpu, known, required_by),
+            )
+        )
+    absent = tuple(
+        (name, ", ".join(why)) for name, why in wanted.items() if name not in satisfied
+    )
+    return GateResult(report.ref, gpu, strict, tuple(verdicts), absent)

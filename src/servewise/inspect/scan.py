@@ -1,0 +1,261 @@
+"""Scan an engine build: every library's SASS, PTX and JIT-dispatch evidence.
+
+:func:`scan_build` lists the build's members, takes what the store already knows
+(keyed by content identity), streams the rest through
+:class:`~servewise.formats.stream.StreamScanner` on every core, and adds
+provenance. It never prints: progress goes to a callback.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import posixpath
+import re
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any
+
+from servewise.errors import ServewiseError, SourceError
+from servewise.formats.evidence import header_arch
+from servewise.formats.stream import StreamFindings, StreamScanner
+from servewise.inspect.provenance import provenance_for
+from servewise.inspect.report import (
+    BuildReport,
+    CodeEntry,
+    LibraryReport,
+    LibraryScan,
+    sort_archs,
+)
+from servewise.sources import BuildSource, Member, member_chunks, open_source
+from servewise.store import Store
+
+#: Bump when what a scan records changes: older cached results are then ignored.
+SCANNER_VERSION = 1
+
+#: Below this many bytes to scan, worker processes cost more than they save.
+PARALLEL_THRESHOLD = 32 * 2**20
+
+_ELF_OR_FATBIN = re.compile(rb"^(?:\x7fELF|\x50\xed\x55\xba)")
+
+
+@dataclass(frozen=True)
+class ScanProgress:
+    """How far a scan is: bytes done out of bytes to read, and the member just finished."""
+
+    done_bytes: int
+    total_bytes: int
+    path: str
+
+
+ProgressCallback = Callable[[ScanProgress], None]
+
+
+def findings_to_scan(findings: StreamFindings) -> LibraryScan:
+    """Turn one pass's findings into the cached, JSON-ready library scan."""
+    entries: list[CodeEntry] = []
+    for container in findings.containers:
+        for entry in container.entries:
+            entries.append(
+                CodeEntry(
+                    kind=entry.kind_name,
+                    arch=entry.name,
+                    origin="fatbin",
+                    offset=entry.offset,
+                    compression=entry.compression,
+                    stored_bytes=entry.payload_size,
+                    uncompressed_bytes=entry.uncompressed_size or entry.payload_size,
+                    ptx_isa=f"{entry.ptx_isa[0]}.{entry.ptx_isa[1]}" if entry.ptx_isa else None,
+                )
+            )
+    for found in findings.cubins:
+        origin = "cubin" if found.offset == 0 else "embedded-cubin"
+        if found.info is not None:
+            arch = found.info.arch.sass_name
+            size = found.info.size
+            args = found.info.tool_args
+        elif found.arch_hint is not None:
+            arch, size, args = found.arch_hint, 0, None
+        else:
+            continue
+        entries.append(
+            CodeEntry(kind="sass", arch=arch, origin=origin, offset=found.offset,
+                      stored_bytes=size, uncompressed_bytes=size, tool_args=args)
+        )
+    sass = sort_archs([e.arch for e in entries if e.kind == "sass"])
+    ptx = sort_archs([e.arch for e in entries if e.kind == "ptx"])
+    machine = findings.host_machine
+    if machine is None and any(c.offset == 0 for c in findings.cubins):
+        machine = 190
+    return LibraryScan(
+        sass=sass,
+        ptx=ptx,
+        containers=len(findings.containers),
+        entries=tuple(entries),
+        dispatch=dict(findings.evidence.names),
+        git_hashes=findings.evidence.git_hashes,
+        host_machine=machine,
+        warnings=findings.warnings,
+    )
+
+
+def scan_member(locator: tuple[str, ...]) -> dict[str, Any]:
+    """Scan one member from its locator; runs in worker processes, returns plain data.
+
+    Errors come back as ``{"error": {...}}`` because servewise errors carry
+    keyword fields that do not survive pickling.
+    """
+    try:
+        scanner = StreamScanner()
+        for chunk in member_chunks(locator):
+            scanner.feed(chunk)
+        return {"scan": findings_to_scan(scanner.finish()).to_dict()}
+    except ServewiseError as error:
+        return {"error": error.to_dict()}
+
+
+def _raise_member_error(member: Member, error: dict[str, Any]) -> None:
+    message = str(error.get("message", "unreadable"))
+    fields = {k: v for k, v in error.items() if k not in ("error", "message", "hint")}
+    fields.setdefault("path", member.path)
+    raise SourceError(message, hint=error.get("hint"), **fields)
+
+
+def _looks_scannable(source: BuildSource, member: Member) -> bool:
+    """Whether a candidate file starts like ELF or a fatbin (text ``.so`` linker scripts do not)."""
+    try:
+        prefix = source.read_small(member, 4)
+    except ServewiseError:
+        return True  # let the scan report the read error with its details
+    return _ELF_OR_FATBIN.match(prefix) is not None
+
+
+def _run_scans(
+    todo: list[Member], workers: int, progress: ProgressCallback | None, base_done: int,
+    total: int,
+) -> dict[str, dict[str, Any]]:
+    results: dict[str, dict[str, Any]] = {}
+    done = base_done
+    todo = sorted(todo, key=lambda m: m.size, reverse=True)
+    todo_bytes = sum(m.size for m in todo)
+    use_pool = workers > 1 and len(todo) > 1 and todo_bytes >= PARALLEL_THRESHOLD
+    if not use_pool:
+        for member in todo:
+            outcome = scan_member(member.locator)
+            if "error" in outcome:
+                _raise_member_error(member, outcome["error"])
+            results[member.identity] = outcome["scan"]
+            done += member.size
+            if progress:
+                progress(ScanProgress(done, total, member.path))
+        return results
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures: dict[Future[dict[str, Any]], Member] = {
+            pool.submit(scan_member, member.locator): member for member in todo
+        }
+        from concurrent.futures import as_completed
+
+        try:
+            for future in as_completed(futures):
+                member = futures[future]
+                outcome = future.result()
+                if "error" in outcome:
+                    _raise_member_error(member, outcome["error"])
+                results[member.identity] = outcome["scan"]
+                done += member.size
+                if progress:
+                    progress(ScanProgress(done, total, member.path))
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return results
+
+
+def _attribute_headers(paths: list[str], library_paths: list[str]) -> dict[str, dict[str, set[str]]]:
+    """Give each shipped ``impls/smNNN_*.cuh`` header to the libraries of the deepest folder above it."""
+    by_dir: dict[str, list[str]] = {}
+    for path in library_paths:
+        by_dir.setdefault(posixpath.dirname(path), []).append(path)
+    owned: dict[str, dict[str, set[str]]] = {}
+    for header in paths:
+        arch = header_arch(header)
+        if arch is None:
+            continue
+        folder = posixpath.dirname(header)
+        while folder not in by_dir and folder:
+            folder = posixpath.dirname(folder)
+        for library in by_dir.get(folder, []):
+            owned.setdefault(library, {}).setdefault(arch, set()).add(posixpath.basename(header))
+    return owned
+
+
+def scan_build(
+    ref: str,
+    *,
+    store: Store | None = None,
+    progress: ProgressCallback | None = None,
+    workers: int | None = None,
+) -> BuildReport:
+    """Scan the build at ``ref`` (a library file, folder, virtual environment or wheel).
+
+    With a ``store``, members whose content identity was scanned before are not
+    read again, and new results are saved.
+    """
+    source = open_source(ref)
+    members = source.members()
+    candidates = [m for m in members if m.is_candidate]
+    candidates = [m for m in candidates if _looks_scannable(source, m)]
+    cached: dict[str, dict[str, Any]] = {}
+    if store is not None:
+        cached = store.get_scans([m.identity for m in candidates], SCANNER_VERSION)
+    todo = [m for m in candidates if m.identity not in cached]
+    total = sum(m.size for m in candidates)
+    done = total - sum(m.size for m in todo)
+    if progress and done:
+        progress(ScanProgress(done, total, "(from the store)"))
+    fresh = _run_scans(todo, workers or os.cpu_count() or 1, progress, done, total)
+    if store is not None:
+        for member in todo:
+            store.put_scan(member.identity, SCANNER_VERSION, fresh[member.identity])
+    all_paths = [m.path for m in members]
+    headers = _attribute_headers(all_paths, [m.path for m in candidates])
+    provenance = provenance_for(source, members, [m.path for m in candidates])
+    libraries: list[LibraryReport] = []
+    notes = source.notes()
+    for member in sorted(candidates, key=lambda m: m.path):
+        data = cached.get(member.identity) or fresh[member.identity]
+        try:
+            scan = LibraryScan.from_dict(data)
+        except (KeyError, TypeError, ValueError) as error:
+            raise SourceError(
+                f"the store holds an unreadable scan for {member.path}: {error}",
+                hint="run again with --no-cache",
+            ) from None
+        if scan.host_machine is None and not scan.entries:
+            notes.append(f"{member.path}: not an ELF file, skipped")
+            continue
+        libraries.append(
+            LibraryReport(
+                path=member.path,
+                size=member.size,
+                scan=scan,
+                provenance=replace(
+                    provenance[member.path], git_hashes=scan.git_hashes
+                ),
+                headers={a: tuple(sorted(n)) for a, n in headers.get(member.path, {}).items()},
+                cached=member.identity in cached,
+            )
+        )
+    return BuildReport(
+        ref=ref,
+        source_kind=source.kind,
+        libraries=tuple(libraries),
+        notes=tuple(notes),
+        scanned_bytes=sum(m.size for m in todo),
+    )
+
+
+__all__ = ["SCANNER_VERSION", "ScanProgress", "findings_to_scan", "scan_build", "scan_member"]

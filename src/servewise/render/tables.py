@@ -1,0 +1,91 @@
+"""Human-readable tables for the CLI (rich). Only the CLI imports this module."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+
+from servewise.inspect.gate import GateResult
+from servewise.inspect.report import BuildReport
+from servewise.knowledge.gpus import Gpu
+
+_STATUS_STYLE = {"ok": "green", "warning": "yellow", "info": "dim", "error": "bold red"}
+
+
+def _dispatch_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{arch}×{count}" for arch, count in counts.items()) or "-"
+
+
+def _library_label(path: str, library_id: str | None) -> str:
+    return f"{path}\n[dim]{library_id}[/dim]" if library_id else path
+
+
+def inspect_table(report: BuildReport) -> Table:
+    """One row per library: SASS, PTX, JIT-dispatch evidence and provenance."""
+    table = Table(title=f"{report.ref} ({report.source_kind})", title_justify="left",
+                  show_lines=False, expand=False)
+    table.add_column("library")
+    table.add_column("package")
+    table.add_column("SASS")
+    table.add_column("PTX")
+    table.add_column("JIT-dispatch (distinct names)")
+    table.add_column("compression")
+    for library in report.libraries:
+        data = library.to_dict()
+        package = library.provenance.package or "-"
+        if library.provenance.package_version:
+            package += f" {library.provenance.package_version}"
+        if library.provenance.bundled_version:
+            package += f"\n[dim]bundled {library.provenance.bundled_version}[/dim]"
+        if library.provenance.git_hashes:
+            package += f"\n[dim]git {', '.join(library.provenance.git_hashes[:2])}[/dim]"
+        table.add_row(
+            _library_label(library.path, library.provenance.library_id),
+            package,
+            ", ".join(library.scan.sass) or "-",
+            ", ".join(library.scan.ptx) or "-",
+            _dispatch_text(data["jit_dispatch"]),
+            ", ".join(c for c in library.compressions if c != "none") or "-",
+        )
+    return table
+
+
+def gate_table(result: GateResult) -> Table:
+    """One row per library: verdict, status and reason."""
+    gpu = result.gpu
+    table = Table(
+        title=f"{result.ref} on {gpu.name} (CC {gpu.cc}, sm_{gpu.cc.number})",
+        title_justify="left",
+    )
+    table.add_column("library")
+    table.add_column("verdict")
+    table.add_column("status")
+    table.add_column("reason")
+    for verdict in result.verdicts:
+        style = _STATUS_STYLE.get(verdict.status, "")
+        table.add_row(
+            _library_label(verdict.path, verdict.library_id),
+            Text(verdict.verdict, style=style),
+            Text(verdict.status + (" (required)" if verdict.required else ""), style=style),
+            verdict.reason,
+        )
+    for library_id, why in result.absent:
+        table.add_row(library_id, Text("absent", style="bold red"),
+                      Text("error (required)", style="bold red"),
+                      f"not in this build; required by {why}")
+    return table
+
+
+def gpus_table(gpus: tuple[Gpu, ...]) -> Table:
+    """The GPU catalog."""
+    table = Table(title="GPU catalog", title_justify="left")
+    table.add_column("id")
+    table.add_column("name")
+    table.add_column("CC")
+    table.add_column("memory")
+    table.add_column("family")
+    table.add_column("aliases")
+    for gpu in gpus:
+        table.add_row(gpu.id, gpu.name, str(gpu.cc), f"{gpu.memory_bytes / 1e9:.0f} GB",
+                      gpu.family, ", ".join(gpu.aliases))
+    return table
