@@ -211,7 +211,7 @@ def gate(
             wanted.setdefault(library_id, []).append(f"model {family.id}")
     for name in wanted:
         found = any(_matches_require(name, lib) for lib in report.libraries)
-        if not found and not table.has(name):
+        if not found and name not in table.ids():
             raise UsageError(
                 f"--require {name}: no library of that name in the build, and no known library id",
                 hint="known ids: " + ", ".join(table.ids()) + "; or give a file name from "

@@ -45,7 +45,7 @@ def _distributions(source: BuildSource, members: list[Member], notes: list[str])
             name, version = parse_metadata(
                 source.read_small(files["METADATA"], _SMALL), files["METADATA"].path
             )
-            record = frozenset()
+            record: frozenset[str] = frozenset()
             if "RECORD" in files:
                 record = parse_record(
                     source.read_small(files["RECORD"], _RECORD_LIMIT), files["RECORD"].path

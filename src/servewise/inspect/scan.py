@@ -206,7 +206,8 @@ def scan_build(
     """
     source = open_source(ref)
     members = source.members()
-    candidates = [m for m in members if m.is_candidate]
+    # A file named directly is scanned whatever its name; in folders and archives, by name.
+    candidates = members if source.kind == "file" else [m for m in members if m.is_candidate]
     candidates = [m for m in candidates if _looks_scannable(source, m)]
     cached: dict[str, dict[str, Any]] = {}
     if store is not None:

@@ -31,6 +31,8 @@ MAX_RATIO = 1200
 _EOCD = b"PK\x05\x06"
 _EOCD64_LOCATOR = b"PK\x06\x07"
 _LOCAL = b"PK\x03\x04"
+#: What isal raises on damaged deflate data (its type stubs do not declare it).
+_INFLATE_ERROR: type[Exception] = getattr(isal_zlib, "IsalError", Exception)
 
 
 def is_zip(prefix: bytes) -> bool:
@@ -196,7 +198,7 @@ def _inflate(
                 remaining -= len(pending)
             try:
                 out = inflater.decompress(pending, chunk_size)
-            except isal_zlib.error as error:
+            except _INFLATE_ERROR as error:
                 raise SourceError(
                     f"{where}: damaged deflate data ({error})",
                     hint="the archive is damaged; download it again",

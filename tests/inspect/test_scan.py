@@ -1,0 +1,142 @@
+"""scan_build: sources, provenance, the store, headers, and agreement with cuobjdump."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from servewise.errors import SourceError
+from servewise.inspect import scan as scan_module
+from servewise.inspect.scan import scan_build
+from servewise.store import Store
+from support.cuobjdump import find_cuobjdump, list_archs, normalise_for_cuobjdump
+
+CUDA = Path(__file__).resolve().parent.parent / "data" / "cuda"
+EXPECTED = json.loads((CUDA / "expected.json").read_text())["files"]
+SAMPLES = Path(__file__).resolve().parents[2] / "src" / "servewise" / "samples"
+SAMPLE_EXPECTED = json.loads((SAMPLES / "expected.json").read_text())["wheels"]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_fixture_lists_what_was_built(name: str) -> None:
+    report = scan_build(str(CUDA / name))
+    (library,) = report.libraries
+    expected = EXPECTED[name]
+    assert set(library.scan.sass) == set(expected["sass"])
+    assert set(library.scan.ptx) == set(expected["ptx"])
+    if expected.get("jit_dispatch"):
+        # Every dispatch name the source defines is found, for exactly the archs it names.
+        plain = {a: n for a, n in library.dispatch.items() if not a.endswith(("a", "f"))}
+        assert set(plain) == set(expected["jit_dispatch"])
+        for arch, names in expected["jit_names"].items():
+            assert set(names) <= set(library.dispatch[arch])
+
+
+@pytest.mark.skipif(find_cuobjdump() is None, reason="cuobjdump (nvidia-cuda-cuobjdump) not installed")
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_same_archs_as_cuobjdump(name: str) -> None:
+    elf, ptx = list_archs(CUDA / name)
+    (library,) = scan_build(str(CUDA / name)).libraries
+    # cuobjdump does not look into byte arrays in host data; servewise does (compared above).
+    seen = [e for e in library.scan.entries if e.origin != "embedded-cubin"]
+    assert {normalise_for_cuobjdump(e.arch) for e in seen if e.kind == "sass"} == elf
+    assert {normalise_for_cuobjdump(e.arch) for e in seen if e.kind == "ptx"} == ptx
+
+
+@pytest.mark.parametrize("wheel", sorted(SAMPLE_EXPECTED))
+def test_sample_wheels(wheel: str) -> None:
+    report = scan_build(str(SAMPLES / wheel))
+    assert report.source_kind == "wheel"
+    members = SAMPLE_EXPECTED[wheel]["members"]
+    assert {lib.path for lib in report.libraries} == set(members)
+    for library in report.libraries:
+        expected = members[library.path]
+        assert set(library.scan.sass) == set(expected["sass"])
+        assert set(library.scan.ptx) == set(expected["ptx"])
+        assert library.provenance.package == "vllm"
+        assert library.provenance.package_version and "dev" in library.provenance.package_version
+        if expected["jit_dispatch"]:
+            for arch, names in expected["jit_names"].items():
+                assert set(names) <= set(library.scan.dispatch[arch])
+            assert ("sm_120" in library.dispatch) == ("sm_120" in expected["jit_dispatch"])
+            assert library.provenance.library_id == "deep_gemm"
+            # Shipped impls/smNNN_*.cuh headers count as dispatch evidence.
+            assert library.headers
+            assert set(library.headers) <= set(expected["jit_dispatch"])
+
+
+def test_folder_and_wheel_agree(tmp_path: Path) -> None:
+    wheel = SAMPLES / sorted(SAMPLE_EXPECTED)[0]
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(tmp_path / "site")
+    from_wheel = scan_build(str(wheel))
+    from_folder = scan_build(str(tmp_path / "site"))
+    assert [(lib.path, lib.scan.sass, lib.scan.ptx, lib.dispatch, lib.provenance)
+            for lib in from_wheel.libraries] == [
+        (lib.path, lib.scan.sass, lib.scan.ptx, lib.dispatch, lib.provenance)
+        for lib in from_folder.libraries
+    ]
+
+
+def test_virtualenv_paths_are_site_packages_relative(tmp_path: Path) -> None:
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "vllm"
+    site.mkdir(parents=True)
+    (tmp_path / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    shutil.copy(CUDA / "libsw_sm90a.so", site / "_C.abi3.so")
+    report = scan_build(str(tmp_path / "venv"))
+    assert [lib.path for lib in report.libraries] == ["vllm/_C.abi3.so"]
+    assert report.libraries[0].provenance.library_id is not None
+
+
+def test_second_scan_comes_from_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    wheel = SAMPLES / sorted(SAMPLE_EXPECTED)[0]
+    with Store(tmp_path / "s.db") as store:
+        first = scan_build(str(wheel), store=store)
+        assert not any(lib.cached for lib in first.libraries)
+
+        def no_reading(*_args: object, **_kwargs: object) -> object:
+            raise AssertionError("a cached member was read again")
+
+        monkeypatch.setattr(scan_module, "member_chunks", no_reading)
+        second = scan_build(str(wheel), store=store)
+    assert all(lib.cached for lib in second.libraries)
+    assert second.scanned_bytes == 0
+    assert [lib.scan for lib in second.libraries] == [lib.scan for lib in first.libraries]
+
+
+def test_text_so_is_not_a_library(tmp_path: Path) -> None:
+    (tmp_path / "libc.so").write_text("/* GNU ld script */ GROUP ( libc.so.6 )\n")
+    shutil.copy(CUDA / "libsw_sm80.so", tmp_path / "libk.so")
+    report = scan_build(str(tmp_path))
+    assert [lib.path for lib in report.libraries] == ["libk.so"]
+
+
+def test_truncated_library_warns_instead_of_failing(tmp_path: Path) -> None:
+    data = (CUDA / "libsw_multiarch.so").read_bytes()
+    container = data.find(b"\x50\xed\x55\xba")
+    cut = tmp_path / "cut.so"
+    cut.write_bytes(data[: container + 200])
+    (library,) = scan_build(str(cut)).libraries
+    assert library.scan.warnings
+    assert "0x" in library.scan.warnings[0]
+
+
+def test_missing_path_is_a_source_error() -> None:
+    with pytest.raises(SourceError) as caught:
+        scan_build("/nonexistent/build")
+    assert caught.value.hint
+
+
+def test_parallel_and_serial_scans_agree(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    for name in ("libsw_multiarch.so", "libsw_sm90a_lz4.so", "libdispatch_with_sm120.so"):
+        shutil.copy(CUDA / name, site / name)
+    serial = scan_build(str(site), workers=1)
+    monkeypatch.setattr(scan_module, "PARALLEL_THRESHOLD", 0)
+    parallel = scan_build(str(site), workers=2)
+    assert [lib.scan for lib in serial.libraries] == [lib.scan for lib in parallel.libraries]
