@@ -1,0 +1,286 @@
+"""The GPU catalog: compute capability, memory and the names users and drivers use.
+
+The catalog ships as ``knowledge/data/gpus.toml``; a ``gpus.toml`` in the user
+data folder (``$SERVEWISE_DATA_DIR``, default ``~/.config/servewise/``) adds
+GPUs or overrides shipped ones by ``id``::
+
+    catalog = load_gpu_catalog()
+    gpu = catalog.find("RTX PRO 6000")     # also "rtx_pro_6000", "NVIDIA RTX PRO 6000 ..."
+    gpu.cc                                  # ComputeCapability(12, 0)
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from servewise.archs import Arch, ComputeCapability
+from servewise.errors import UsageError
+from servewise.knowledge._load import (
+    DataFileError,
+    EntryReader,
+    RawEntry,
+    check_unique,
+    merge_by_id,
+    shipped_entries,
+    user_entries,
+)
+
+FILENAME = "gpus.toml"
+TABLE = "gpu"
+
+FIELDS = frozenset(
+    {
+        "id",
+        "name",
+        "aliases",
+        "device_names",
+        "compute_capability",
+        "legacy_compute_capability",
+        "memory_vendor",
+        "memory_bytes",
+        "memory_gib",
+        "memory_type",
+        "family",
+        "form_factor",
+        "source",
+        "notes",
+    }
+)
+"""Fields a ``[[gpu]]`` entry may set."""
+
+FAMILIES = frozenset(
+    {"turing", "ampere", "ada", "hopper", "blackwell", "rubin", "volta", "pascal"}
+)
+"""Accepted ``family`` values."""
+
+_VENDOR_PREFIX = re.compile(r"^(?:nvidia[\s_-]+)?(?:geforce[\s_-]+|tesla[\s_-]+)?")
+_SEPARATORS = re.compile(r"[\s_-]+")
+
+
+def normalize_name(text: str) -> str:
+    """A lookup key: lower case, vendor words dropped, spaces/underscores/dashes as ``-``.
+
+    ``"NVIDIA GeForce RTX 5090"`` → ``"rtx-5090"``; ``"rtx_pro 6000"`` → ``"rtx-pro-6000"``.
+    """
+    key = _SEPARATORS.sub("-", text.strip().lower())
+    key = _VENDOR_PREFIX.sub("", key.replace("-", " ")).strip()
+    return _SEPARATORS.sub("-", key).strip("-")
+
+
+def compact_name(text: str) -> str:
+    """A looser key: :func:`normalize_name` with every separator removed (``"rtx5090"``)."""
+    return normalize_name(text).replace("-", "")
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One GPU model of the catalog."""
+
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    cc: ComputeCapability
+    memory_bytes: int
+    memory_vendor: str
+    memory_type: str
+    family: str
+    form_factor: str
+    sources: tuple[str, ...]
+    notes: str = ""
+    device_names: tuple[str, ...] = ()
+    legacy_cc: ComputeCapability | None = None
+
+    @property
+    def source(self) -> str:
+        """The first (main) source of this entry."""
+        return self.sources[0]
+
+    @property
+    def memory_gib(self) -> float:
+        """Memory in GiB (2**30 bytes) as stored; see ``memory_vendor`` for the vendor's words."""
+        return self.memory_bytes / 2**30
+
+    @property
+    def memory_gb(self) -> float:
+        """Memory in GB (10**9 bytes) as stored."""
+        return self.memory_bytes / 10**9
+
+    @property
+    def arch(self) -> Arch:
+        """The plain SASS architecture of this GPU (``sm_120`` for CC 12.0)."""
+        return Arch(self.cc.number)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The GPU as JSON-ready data (memory in bytes and the vendor's words)."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "aliases": list(self.aliases),
+            "device_names": list(self.device_names),
+            "compute_capability": str(self.cc),
+            "sm": self.arch.sass_name,
+            "legacy_compute_capability": str(self.legacy_cc) if self.legacy_cc else None,
+            "memory_bytes": self.memory_bytes,
+            "memory_vendor": self.memory_vendor,
+            "memory_type": self.memory_type,
+            "family": self.family,
+            "form_factor": self.form_factor,
+            "notes": self.notes,
+            "sources": list(self.sources),
+        }
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name this GPU is found by: id, display name, aliases, driver names."""
+        return (self.id, self.name, *self.aliases, *self.device_names)
+
+
+class GpuCatalog:
+    """The GPUs servewise knows, looked up by id, alias, display or driver name."""
+
+    def __init__(self, gpus: Iterable[Gpu]) -> None:
+        self._gpus = tuple(gpus)
+        self._by_key: dict[str, Gpu] = {}
+        self._by_compact: dict[str, Gpu] = {}
+        for gpu in self._gpus:
+            for name in gpu.names:
+                keyed = (
+                    (self._by_key, normalize_name(name)),
+                    (self._by_compact, compact_name(name)),
+                )
+                for index, key in keyed:
+                    other = index.setdefault(key, gpu)
+                    if other is not gpu:
+                        raise UsageError(
+                            f"GPU name {name!r} is used by both {other.id!r} and {gpu.id!r}",
+                            hint="give each GPU its own aliases in gpus.toml",
+                            name=name,
+                        )
+
+    def all(self) -> tuple[Gpu, ...]:
+        """Every GPU, in catalog order."""
+        return self._gpus
+
+    def __len__(self) -> int:
+        return len(self._gpus)
+
+    def __iter__(self) -> Iterator[Gpu]:
+        return iter(self._gpus)
+
+    def get(self, name: str) -> Gpu | None:
+        """The GPU called ``name`` (see :meth:`find`), or None."""
+        gpu = self._by_key.get(normalize_name(name))
+        if gpu is None:
+            gpu = self._by_compact.get(compact_name(name))
+        return gpu
+
+    def find(self, name: str) -> Gpu:
+        """The GPU called ``name``: its id, an alias, its display name or driver name.
+
+        Case does not matter, nor do spaces, underscores and dashes, nor a
+        leading "NVIDIA"/"GeForce"/"Tesla". An unknown name raises
+        :class:`UsageError` naming close matches.
+        """
+        gpu = self.get(name)
+        if gpu is not None:
+            return gpu
+        keys = {normalize_name(n): gpu.id for gpu in self._gpus for n in (gpu.id, *gpu.aliases)}
+        close = difflib.get_close_matches(normalize_name(name), list(keys), n=5, cutoff=0.6)
+        suggestions = list(dict.fromkeys(close))
+        message = f"unknown GPU {name!r}"
+        if suggestions:
+            message += "; did you mean " + ", ".join(suggestions) + "?"
+        raise UsageError(
+            message,
+            hint="`servewise gpus` lists the known GPUs; add yours to gpus.toml in "
+            "$SERVEWISE_DATA_DIR (default ~/.config/servewise/)",
+            found=name,
+            close_matches=suggestions,
+        )
+
+
+def _parse_cc(reader: EntryReader, field: str) -> ComputeCapability:
+    text = reader.string(field)
+    if re.fullmatch(r"\d{1,2}\.\d", text) is None:
+        raise reader.error(field, "must be MAJOR.MINOR", expected='"12.0"', found=text)
+    return ComputeCapability.parse(text)
+
+
+def gpu_from_entry(entry: RawEntry) -> Gpu:
+    """Validate one ``[[gpu]]`` entry and build its :class:`Gpu`."""
+    reader = EntryReader(entry, FIELDS)
+    if reader.has("memory_bytes") == reader.has("memory_gib"):
+        raise reader.error(
+            "memory_bytes",
+            "set exactly one of memory_bytes (vendor figure in GB, as bytes) or memory_gib",
+        )
+    if reader.has("memory_bytes"):
+        memory_bytes = reader.positive_int("memory_bytes")
+    else:
+        memory_bytes = round(reader.positive_number("memory_gib") * 2**30)
+    family = reader.string("family").lower()
+    if family not in FAMILIES:
+        raise reader.error(
+            "family", "unknown family", expected=", ".join(sorted(FAMILIES)), found=family
+        )
+    legacy = (
+        _parse_cc(reader, "legacy_compute_capability")
+        if reader.has("legacy_compute_capability")
+        else None
+    )
+    ident = reader.string("id")
+    if normalize_name(ident) != ident:
+        raise reader.error(
+            "id", "must be a lower-case slug", expected=normalize_name(ident), found=ident
+        )
+    return Gpu(
+        id=ident,
+        name=reader.string("name"),
+        aliases=reader.strings("aliases", required=False),
+        cc=_parse_cc(reader, "compute_capability"),
+        memory_bytes=memory_bytes,
+        memory_vendor=reader.string("memory_vendor"),
+        memory_type=reader.string("memory_type"),
+        family=family,
+        form_factor=reader.string("form_factor"),
+        sources=reader.sources(),
+        notes=reader.optional_string("notes"),
+        device_names=reader.strings("device_names", required=False),
+        legacy_cc=legacy,
+    )
+
+
+def _build(entries: list[RawEntry]) -> GpuCatalog:
+    check_unique(entries)
+    gpus = [gpu_from_entry(entry) for entry in entries]
+    try:
+        return GpuCatalog(gpus)
+    except UsageError as exc:
+        files = sorted({entry.file for entry in entries})
+        raise DataFileError(
+            exc.message, file=" + ".join(files), field="aliases", found=exc.fields.get("name")
+        ) from exc
+
+
+@functools.cache
+def _shipped_catalog() -> GpuCatalog:
+    return _build(list(shipped_entries(FILENAME, TABLE)))
+
+
+def load_gpu_catalog(user_dir: Path | None = None) -> GpuCatalog:
+    """The shipped GPU catalog plus ``gpus.toml`` from the user data folder.
+
+    ``user_dir`` defaults to ``$SERVEWISE_DATA_DIR`` or ``~/.config/servewise``.
+    The shipped part is read once; a bad entry raises :class:`DataFileError`
+    naming the file, the entry and the field.
+    """
+    extra = user_entries(FILENAME, TABLE, user_dir)
+    if not extra:
+        return _shipped_catalog()
+    return _build(merge_by_id(shipped_entries(FILENAME, TABLE), extra))
