@@ -62,7 +62,15 @@ class Arch:
                 found=text,
             )
         if match.group("num") is not None:
-            return cls(int(match.group("num")), match.group("suffix"))
+            number = int(match.group("num"))
+            if number < 20:
+                raise UsageError(
+                    f"not a CUDA architecture: {text!r} (SM numbers start at 20)",
+                    hint="write a compute capability with its dot (12.0) or an SM number (sm_120)",
+                    expected="sm_NN with NN >= 20, or MAJOR.MINOR",
+                    found=text,
+                )
+            return cls(number, match.group("suffix"))
         number = int(match.group("major")) * 10 + int(match.group("minor"))
         return cls(number, match.group("suffix2"))
 

@@ -162,10 +162,19 @@ def _reason(
     if required_by:
         return f"no code for CC {cc} (has {has}); required by {', '.join(required_by)}"
     if known is not None:
-        note = known.coverage_note or f"built for {', '.join(known.intended_archs)}"
-        fallback = f"; without it: {known.fallback}" if known.fallback else ""
+        note = _first_sentence(known.coverage_note) or (
+            f"built for {', '.join(known.intended_archs)}"
+        )
+        fallback = f"; without it: {_first_sentence(known.fallback)}" if known.fallback else ""
         return f"{note} (has {has}){fallback}"
     return f"unknown library: no code for this GPU (has {has})"
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of a table note, without its trailing period."""
+    text = " ".join(text.split())
+    end = text.find(". ")
+    return (text[:end] if end > 0 else text).rstrip(".")
 
 
 def _status(verdict: str, required: bool, strict: bool) -> str:

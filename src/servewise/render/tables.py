@@ -16,8 +16,11 @@ def _dispatch_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{arch}×{count}" for arch, count in counts.items()) or "-"
 
 
-def _library_label(path: str, library_id: str | None) -> str:
-    return f"{path}\n[dim]{library_id}[/dim]" if library_id else path
+def _library_label(path: str, library_id: str | None) -> Text:
+    label = Text(path)
+    if library_id:
+        label.append(f"\n{library_id}", style="dim")
+    return label
 
 
 def inspect_table(report: BuildReport) -> Table:
@@ -32,13 +35,14 @@ def inspect_table(report: BuildReport) -> Table:
     table.add_column("compression")
     for library in report.libraries:
         data = library.to_dict()
-        package = library.provenance.package or "-"
-        if library.provenance.package_version:
-            package += f" {library.provenance.package_version}"
-        if library.provenance.bundled_version:
-            package += f"\n[dim]bundled {library.provenance.bundled_version}[/dim]"
-        if library.provenance.git_hashes:
-            package += f"\n[dim]git {', '.join(library.provenance.git_hashes[:2])}[/dim]"
+        provenance = library.provenance
+        package = Text(provenance.package or "-")
+        if provenance.package_version:
+            package.append(f" {provenance.package_version}")
+        if provenance.bundled_version:
+            package.append(f"\nbundled {provenance.bundled_version}", style="dim")
+        if provenance.git_hashes:
+            package.append(f"\ngit {', '.join(provenance.git_hashes[:2])}", style="dim")
         table.add_row(
             _library_label(library.path, library.provenance.library_id),
             package,
@@ -67,12 +71,12 @@ def gate_table(result: GateResult) -> Table:
             _library_label(verdict.path, verdict.library_id),
             Text(verdict.verdict, style=style),
             Text(verdict.status + (" (required)" if verdict.required else ""), style=style),
-            verdict.reason,
+            Text(verdict.reason),
         )
     for library_id, why in result.absent:
-        table.add_row(library_id, Text("absent", style="bold red"),
+        table.add_row(Text(library_id), Text("absent", style="bold red"),
                       Text("error (required)", style="bold red"),
-                      f"not in this build; required by {why}")
+                      Text(f"not in this build; required by {why}"))
     return table
 
 
@@ -86,6 +90,7 @@ def gpus_table(gpus: tuple[Gpu, ...]) -> Table:
     table.add_column("family")
     table.add_column("aliases")
     for gpu in gpus:
-        table.add_row(gpu.id, gpu.name, str(gpu.cc), f"{gpu.memory_bytes / 1e9:.0f} GB",
-                      gpu.family, ", ".join(gpu.aliases))
+        table.add_row(Text(gpu.id), Text(gpu.name), str(gpu.cc),
+                      f"{gpu.memory_bytes / 1e9:.0f} GB", Text(gpu.family),
+                      Text(", ".join(gpu.aliases)))
     return table
