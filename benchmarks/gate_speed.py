@@ -64,7 +64,8 @@ def _tree_rss_kib(root_pid: int) -> int:
                 fields = handle.read().rsplit(")", 1)[1].split()
             parents[int(entry)] = int(fields[1])
             with open(f"/proc/{entry}/statm") as handle:
-                rss[int(entry)] = int(handle.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+                pages = int(handle.read().split()[1])
+            rss[int(entry)] = pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
         except (OSError, IndexError, ValueError):
             continue
     total, todo = 0, [root_pid]

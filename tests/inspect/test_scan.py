@@ -8,12 +8,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from support.cuobjdump import find_cuobjdump, list_archs, normalise_for_cuobjdump
 
 from servewise.errors import SourceError
 from servewise.inspect import scan as scan_module
 from servewise.inspect.scan import scan_build
 from servewise.store import Store
-from support.cuobjdump import find_cuobjdump, list_archs, normalise_for_cuobjdump
 
 CUDA = Path(__file__).resolve().parent.parent / "data" / "cuda"
 EXPECTED = json.loads((CUDA / "expected.json").read_text())["files"]
@@ -36,7 +36,7 @@ def test_every_fixture_lists_what_was_built(name: str) -> None:
             assert set(names) <= set(library.dispatch[arch])
 
 
-@pytest.mark.skipif(find_cuobjdump() is None, reason="cuobjdump (nvidia-cuda-cuobjdump) not installed")
+@pytest.mark.skipif(find_cuobjdump() is None, reason="cuobjdump is not installed")
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_same_archs_as_cuobjdump(name: str) -> None:
     elf, ptx = list_archs(CUDA / name)

@@ -20,7 +20,8 @@ from servewise.errors import ServewiseError, StoreError
 
 app = typer.Typer(
     name="servewise",
-    help="Get a large language model serving on your GPUs with vLLM or SGLang, right the first time.",
+    help="Get a large language model serving on your GPUs with vLLM or SGLang, "
+    "right the first time.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

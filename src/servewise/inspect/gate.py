@@ -49,7 +49,7 @@ class LibraryVerdict:
     required_by: tuple[str, ...]
     """Why the library must work: ``engine core``, ``--require X``, ``model Y``."""
     status: str
-    """``ok``, ``warning`` (works with a cost), ``info`` (a gap that does not matter) or ``error``."""
+    """``ok``, ``warning`` (works at a cost), ``info`` (a gap that does not matter), ``error``."""
     reason: str
     """One sentence for a person."""
 
@@ -114,7 +114,9 @@ class GateResult:
         }
 
 
-def classify(library: LibraryReport, cc: ComputeCapability, known: KnownLibrary | None) -> tuple[str, tuple[str, ...]]:
+def classify(
+    library: LibraryReport, cc: ComputeCapability, known: KnownLibrary | None
+) -> tuple[str, tuple[str, ...]]:
     """The verdict for one library on a device, with the archs that serve it."""
     sass = tuple(a for a in library.scan.sass if sass_runs_on(Arch.parse(a), cc))
     if sass:

@@ -174,8 +174,10 @@ def _run_scans(
     return results
 
 
-def _attribute_headers(paths: list[str], library_paths: list[str]) -> dict[str, dict[str, set[str]]]:
-    """Give each shipped ``impls/smNNN_*.cuh`` header to the libraries of the deepest folder above it."""
+def _attribute_headers(
+    paths: list[str], library_paths: list[str]
+) -> dict[str, dict[str, set[str]]]:
+    """Give each shipped ``impls/smNNN_*.cuh`` header to the libraries of the nearest folder."""
     by_dir: dict[str, list[str]] = {}
     for path in library_paths:
         by_dir.setdefault(posixpath.dirname(path), []).append(path)

@@ -13,7 +13,7 @@ _STATUS_STYLE = {"ok": "green", "warning": "yellow", "info": "dim", "error": "bo
 
 
 def _dispatch_text(counts: dict[str, int]) -> str:
-    return ", ".join(f"{arch}×{count}" for arch, count in counts.items()) or "-"
+    return ", ".join(f"{arch}: {count}" for arch, count in counts.items()) or "-"
 
 
 def _library_label(path: str, library_id: str | None) -> Text:

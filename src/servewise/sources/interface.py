@@ -29,7 +29,7 @@ class Member:
     size: int
     """Uncompressed size in bytes, as declared by the source."""
     identity: str
-    """Content identity without reading it: ``zip:<crc32>:<size>`` or ``file:<size>:<mtime>:<inode>``."""
+    """Content identity, read without the bytes: ``zip:<crc32>:<size>``, ``file:<size>:...``."""
     locator: tuple[str, ...]
     """How a worker reopens it: ``("file", path)`` or ``("zip", archive, offset, ...)``."""
 
