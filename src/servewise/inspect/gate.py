@@ -175,8 +175,8 @@ def _reason(
 def _first_sentence(text: str) -> str:
     """The first sentence of a table note, without its trailing period."""
     text = " ".join(text.split())
-    end = text.find(". ")
-    return (text[:end] if end > 0 else text).rstrip(".")
+    ends = [i for i in (text.find(". "), text.find("; ")) if i > 0]
+    return (text[: min(ends)] if ends else text).rstrip(".")
 
 
 def _status(verdict: str, required: bool, strict: bool) -> str:
