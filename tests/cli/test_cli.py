@@ -9,14 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.paths import BAD_NIGHTLY as BAD
+from support.paths import CUDA
+from support.paths import GOOD_NIGHTLY as GOOD
 from typer.testing import CliRunner
 
 from servewise.cli import app
-
-CUDA = Path(__file__).resolve().parent.parent / "data" / "cuda"
-SAMPLES = Path(__file__).resolve().parents[2] / "src" / "servewise" / "samples"
-GOOD = SAMPLES / "vllm-0.26.1rc1.dev77+ga6b593d2-cp38-abi3-linux_x86_64.whl"
-BAD = SAMPLES / "vllm-0.26.1rc1.dev181+gf5a76426-cp38-abi3-linux_x86_64.whl"
 
 
 @pytest.fixture(autouse=True)

@@ -6,16 +6,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support.paths import BAD_NIGHTLY as BAD
+from support.paths import CUDA
+from support.paths import GOOD_NIGHTLY as GOOD
 
 from servewise.errors import UsageError
 from servewise.inspect.gate import VERDICTS, gate
 from servewise.inspect.scan import scan_build
 from servewise.knowledge.gpus import GpuCatalog, load_gpu_catalog
-
-CUDA = Path(__file__).resolve().parent.parent / "data" / "cuda"
-SAMPLES = Path(__file__).resolve().parents[2] / "src" / "servewise" / "samples"
-GOOD = SAMPLES / "vllm-0.26.1rc1.dev77+ga6b593d2-cp38-abi3-linux_x86_64.whl"
-BAD = SAMPLES / "vllm-0.26.1rc1.dev181+gf5a76426-cp38-abi3-linux_x86_64.whl"
 
 # (fixture, gpu alias, expected verdict) — derived by hand from the build flags and the
 # compatibility rules of research/gate.md §2, not from servewise's output.

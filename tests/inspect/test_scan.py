@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
 from support.cuobjdump import find_cuobjdump, list_archs, normalise_for_cuobjdump
+from support.paths import CUDA, SAMPLES, cuda_expected, sample_expected
 
 from servewise.errors import SourceError
 from servewise.inspect import scan as scan_module
 from servewise.inspect.scan import scan_build
 from servewise.store import Store
 
-CUDA = Path(__file__).resolve().parent.parent / "data" / "cuda"
-EXPECTED = json.loads((CUDA / "expected.json").read_text())["files"]
-SAMPLES = Path(__file__).resolve().parents[2] / "src" / "servewise" / "samples"
-SAMPLE_EXPECTED = json.loads((SAMPLES / "expected.json").read_text())["wheels"]
+EXPECTED = cuda_expected()
+SAMPLE_EXPECTED = sample_expected()
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
