@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from support.cuobjdump import (
     find_cuobjdump,
     header_entries,

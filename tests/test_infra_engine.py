@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+
 from support.engine import EngineServer
 
 pytestmark = pytest.mark.engine

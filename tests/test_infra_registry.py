@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from support.registry import Registry, sha256_digest
 
 pytestmark = pytest.mark.registry

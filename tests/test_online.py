@@ -11,12 +11,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from support.cuobjdump import find_cuobjdump, list_archs, normalise_for_cuobjdump
 
 from servewise.inspect.gate import gate
 from servewise.inspect.report import BuildReport
 from servewise.inspect.scan import scan_build
 from servewise.knowledge.gpus import load_gpu_catalog
+from support.cuobjdump import find_cuobjdump, list_archs, normalise_for_cuobjdump
 
 pytestmark = pytest.mark.online
 

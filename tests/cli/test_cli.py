@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.paths import BAD_NIGHTLY as BAD
-from support.paths import CUDA
-from support.paths import GOOD_NIGHTLY as GOOD
 from typer.testing import CliRunner
 
 from servewise.cli import app
+from support.paths import BAD_NIGHTLY as BAD
+from support.paths import CUDA
+from support.paths import GOOD_NIGHTLY as GOOD
 
 
 @pytest.fixture(autouse=True)

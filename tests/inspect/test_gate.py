@@ -6,14 +6,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support.paths import BAD_NIGHTLY as BAD
-from support.paths import CUDA
-from support.paths import GOOD_NIGHTLY as GOOD
 
 from servewise.errors import UsageError
 from servewise.inspect.gate import VERDICTS, gate
 from servewise.inspect.scan import scan_build
 from servewise.knowledge.gpus import GpuCatalog, load_gpu_catalog
+from support.paths import BAD_NIGHTLY as BAD
+from support.paths import CUDA
+from support.paths import GOOD_NIGHTLY as GOOD
 
 # (fixture, gpu alias, expected verdict) — derived by hand from the build flags and the
 # compatibility rules of research/gate.md §2, not from servewise's output.

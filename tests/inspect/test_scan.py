@@ -7,13 +7,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from support.cuobjdump import find_cuobjdump, list_archs, normalise_for_cuobjdump
-from support.paths import CUDA, SAMPLES, cuda_expected, sample_expected
 
 from servewise.errors import SourceError
 from servewise.inspect import scan as scan_module
 from servewise.inspect.scan import scan_build
 from servewise.store import Store
+from support.cuobjdump import find_cuobjdump, list_archs, normalise_for_cuobjdump
+from support.paths import CUDA, SAMPLES, cuda_expected, sample_expected
 
 EXPECTED = cuda_expected()
 SAMPLE_EXPECTED = sample_expected()
