@@ -46,6 +46,18 @@ def test_inspect_json_reports_jit_dispatch_as_arch_strings() -> None:
     assert all(isinstance(v, int) for v in deep_gemm["jit_dispatch"].values())
 
 
+def test_inspect_entries() -> None:
+    code, out, _ = run("inspect", str(CUDA / "libsw_sm90a_lz4.so"), "--json", "--entries")
+    assert code == 0
+    (library,) = json.loads(out)["libraries"]
+    kinds = {(e["kind"], e["arch"], e["compression"]) for e in library["entry_list"]}
+    assert kinds == {("sass", "sm_90a", "lz4"), ("ptx", "compute_90", "lz4")}
+    ptx = next(e for e in library["entry_list"] if e["kind"] == "ptx")
+    assert ptx["ptx_isa"] and ptx["uncompressed_bytes"] > ptx["stored_bytes"] > 0
+    code, out, _ = run("inspect", str(CUDA / "libsw_sm90a_lz4.so"), "--entries")
+    assert code == 0 and "compute_90" in out and "lz4" in out
+
+
 def test_inspect_human_table() -> None:
     code, out, _ = run("inspect", str(GOOD))
     assert code == 0

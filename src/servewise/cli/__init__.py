@@ -115,19 +115,30 @@ def _warn_notes(report: Any) -> None:
 
 
 @app.command()
-def inspect(ref: RefArgument, as_json: JsonOption = False, no_cache: NoCacheOption = False) -> None:
+def inspect(
+    ref: RefArgument,
+    entries: Annotated[bool, typer.Option(
+        "--entries", help="Also list every compiled image: kind, arch, compression, sizes, "
+        "PTX ISA, offset.")] = False,
+    as_json: JsonOption = False,
+    no_cache: NoCacheOption = False,
+) -> None:
     """List every CUDA-bearing library of a build: SASS, PTX and JIT-dispatch archs, provenance."""
     try:
         report = _scan(ref, no_cache, as_json)
     except ServewiseError as error:
         _fail(error, as_json)
     if as_json:
-        _emit_json(report.to_dict())
+        _emit_json(report.to_dict(entries=entries))
         return
-    from servewise.render.tables import inspect_table
+    from servewise.render.tables import entries_table, inspect_table
 
     _warn_notes(report)
     _out().print(inspect_table(report))
+    if entries:
+        for library in report.libraries:
+            if library.scan.entries:
+                _out().print(entries_table(library))
 
 
 @app.command()

@@ -138,9 +138,10 @@ class LibraryReport:
         """Distinct compression schemes of its images."""
         return tuple(sorted({entry.compression for entry in self.scan.entries}))
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form with stable keys."""
+    def to_dict(self, *, entries: bool = False) -> dict[str, Any]:
+        """JSON-ready form with stable keys; ``entries`` adds every compiled image."""
         ptx_isa = sorted({e.ptx_isa for e in self.scan.entries if e.ptx_isa})
+        detail = {"entry_list": [asdict(e) for e in self.scan.entries]} if entries else {}
         return {
             "path": self.path,
             "size_bytes": self.size,
@@ -161,6 +162,7 @@ class LibraryReport:
             "host_machine": self.scan.host_machine,
             "warnings": list(self.scan.warnings),
             "cached": self.cached,
+            **detail,
         }
 
 
@@ -186,12 +188,12 @@ class BuildReport:
                 return library
         raise KeyError(path)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form with stable keys."""
+    def to_dict(self, *, entries: bool = False) -> dict[str, Any]:
+        """JSON-ready form with stable keys; ``entries`` adds every compiled image."""
         return {
             "ref": self.ref,
             "source_kind": self.source_kind,
-            "libraries": [library.to_dict() for library in self.libraries],
+            "libraries": [library.to_dict(entries=entries) for library in self.libraries],
             "notes": list(self.notes),
             "scanned_bytes": self.scanned_bytes,
         }

@@ -6,7 +6,7 @@ from rich.table import Table
 from rich.text import Text
 
 from servewise.inspect.gate import GateResult
-from servewise.inspect.report import BuildReport
+from servewise.inspect.report import BuildReport, LibraryReport
 from servewise.knowledge.gpus import Gpu
 
 _STATUS_STYLE = {"ok": "green", "warning": "yellow", "info": "dim", "error": "bold red"}
@@ -51,6 +51,20 @@ def inspect_table(report: BuildReport) -> Table:
             _dispatch_text(data["jit_dispatch"]),
             ", ".join(c for c in library.compressions if c != "none") or "-",
         )
+    return table
+
+
+def entries_table(library: LibraryReport) -> Table:
+    """Every compiled image of one library, in file order."""
+    table = Table(title=library.path, title_justify="left")
+    for column in ("offset", "kind", "arch", "origin", "compression", "stored", "uncompressed",
+                   "PTX ISA"):
+        numeric = column in ("stored", "uncompressed")
+        table.add_column(column, justify="right" if numeric else "left")
+    for entry in library.scan.entries:
+        table.add_row(f"{entry.offset:#x}", entry.kind, entry.arch, entry.origin,
+                      entry.compression, str(entry.stored_bytes), str(entry.uncompressed_bytes),
+                      entry.ptx_isa or "-")
     return table
 
 
