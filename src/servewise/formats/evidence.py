@@ -39,6 +39,15 @@ _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"
 
 _OVERLAP = MAX_NAME + 64
 
+#: Patterns in :meth:`EvidenceCollector._take` order, with a substring that must be present.
+_PATTERNS: tuple[tuple[re.Pattern[bytes], bytes | None], ...] = (
+    (_PREFIX_RE, None),
+    (_CLASS_RE, None),
+    (_MAJOR_RE, b"arch_major"),
+    (_GENCODE_RE, b"arch=compute_"),
+    (_GIT_RE, b"git"),
+)
+
 
 @dataclass(frozen=True)
 class Evidence:
@@ -86,24 +95,32 @@ class EvidenceCollector:
         self._names: dict[str, set[str]] = {}
         self._git: set[str] = set()
         self._carry = b""
+        # Per pattern: where its search resumes in ``self._carry``. The carry keeps one
+        # already-scanned byte in front (the byte before a name decides whether it counts),
+        # and a search never restarts inside a match already taken, so chunking cannot
+        # change what is found.
+        self._resume = [0] * len(_PATTERNS)
 
     def feed(self, chunk: bytes) -> None:
         """Scan one more chunk of the current host region."""
         if not chunk:
             return
         data = self._carry + chunk if self._carry else bytes(chunk)
-        if len(data) <= _OVERLAP:
+        if len(data) - min(self._resume) <= _OVERLAP:
             self._carry = data
             return
         limit = len(data) - _OVERLAP
         self._scan(data, limit)
-        self._carry = data[limit:]
+        keep = limit - 1
+        self._carry = data[keep:]
+        self._resume = [position - keep for position in self._resume]
 
     def cut(self) -> None:
         """End the current host region: scan what is held back and start afresh."""
         if self._carry:
             self._scan(self._carry, len(self._carry))
             self._carry = b""
+        self._resume = [0] * len(_PATTERNS)
 
     def result(self) -> Evidence:
         """The evidence gathered so far (ends the current region first)."""
@@ -119,32 +136,26 @@ class EvidenceCollector:
 
     def _scan(self, data: bytes, limit: int) -> None:
         """Record matches that start before ``limit`` (later ones are seen again)."""
-        for match in _PREFIX_RE.finditer(data, 0, len(data)):
-            start = match.start()
-            if start >= limit:
-                break
+        for index, (pattern, keyword) in enumerate(_PATTERNS):
+            position = self._resume[index]
+            if keyword is None or keyword in data:
+                for match in pattern.finditer(data, position):
+                    start = match.start()
+                    if start >= limit:
+                        break
+                    position = match.end()
+                    self._take(index, match, data)
+            self._resume[index] = max(position, limit)
+
+    def _take(self, index: int, match: re.Match[bytes], data: bytes) -> None:
+        start = match.start()
+        if index < 2:  # a name or class: not when it continues a word
             if start and data[start - 1] in _WORD_BYTES:
-                continue
+                return
             self._add(_arch_name(match.group(1), match.group(2)), match.group(0))
-        for match in _CLASS_RE.finditer(data):
-            start = match.start()
-            if start >= limit:
-                break
-            if start and data[start - 1] in _WORD_BYTES:
-                continue
+        elif index == 2:
+            self._add(_arch_name(match.group(1) + b"0", b""), match.group(0))
+        elif index == 3:
             self._add(_arch_name(match.group(1), match.group(2)), match.group(0))
-        if b"arch_major" in data:
-            for match in _MAJOR_RE.finditer(data):
-                if match.start() >= limit:
-                    break
-                self._add(_arch_name(match.group(1) + b"0", b""), match.group(0))
-        if b"arch=compute_" in data:
-            for match in _GENCODE_RE.finditer(data):
-                if match.start() >= limit:
-                    break
-                self._add(_arch_name(match.group(1), match.group(2)), match.group(0))
-        if b"git" in data:
-            for match in _GIT_RE.finditer(data):
-                if match.start() >= limit:
-                    break
-                self._git.add(match.group(1).decode())
+        else:
+            self._git.add(match.group(1).decode())

@@ -182,7 +182,13 @@ class StreamScanner:
 
     def _open_container(self, final: bool) -> bool:
         if len(self._buf) < fatbin.CONTAINER_HEADER_SIZE:
-            return self._not_here(len(self._buf)) if final else False
+            if not final:
+                return False
+            self._warnings.append(
+                f"the file ends {len(self._buf)} bytes into the fatbin container header "
+                f"at offset {self._pos:#x}"
+            )
+            return self._not_here(len(self._buf))
         try:
             header = fatbin.parse_container_header(
                 bytes(self._buf[: fatbin.CONTAINER_HEADER_SIZE]), base=self._pos
@@ -200,7 +206,18 @@ class StreamScanner:
         if len(self._buf) < _ELF_PREFIX and not final:
             return False
         prefix = bytes(self._buf[:_ELF_PREFIX])
-        span = cubin_format.cubin_span(prefix)
+        try:
+            span = cubin_format.cubin_span(prefix)
+        except FormatError as error:
+            # A CUDA ELF header that is cut short or malformed: note it, keep scanning.
+            self._warnings.append(f"cubin at offset {self._pos:#x} unreadable: {error.message}")
+            return self._not_here(len(_ELF_MAGIC))
+        if span is not None and span < _ELF_PREFIX:
+            # Smaller than its own header (e_ehsize 0, no tables): not a cubin to skip over.
+            self._warnings.append(
+                f"cubin at offset {self._pos:#x} unreadable: it declares a span of {span} bytes"
+            )
+            return self._not_here(len(_ELF_MAGIC))
         if span is None:
             if self._pos == 0 and len(prefix) >= 20:
                 self._host_machine = int.from_bytes(prefix[18:20], "little")
@@ -252,9 +269,8 @@ class StreamScanner:
             return False if not final else self._abandon_container("the file ends")
         try:
             size = fatbin.entry_header_size(bytes(self._buf[:need]))
-            if len(self._buf) < size:
-                if not final and size <= fatbin.ENTRY_HEADER_MAX:
-                    return False
+            if len(self._buf) < size and not final and size <= fatbin.ENTRY_HEADER_MAX:
+                return False
             entry = fatbin.parse_entry_header(
                 bytes(self._buf[:size]), base=self._pos, limit=container.end
             )

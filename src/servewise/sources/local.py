@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from typing import BinaryIO
 from pathlib import Path
+from typing import BinaryIO
 
 from servewise.errors import SourceError
 from servewise.sources.interface import CHUNK_SIZE, Member
@@ -120,6 +120,13 @@ class LocalSource:
             self._notes.append(f"skipped {error.filename}: {error.strerror}")
 
         for folder, dirs, files in os.walk(root, onerror=on_error, followlinks=False):
+            # os.walk lists a symlink to a folder among ``dirs`` (and never enters it):
+            # name it in the notes like a symlinked file instead of dropping it silently.
+            for name in [name for name in dirs if os.path.islink(os.path.join(folder, name))]:
+                full = os.path.join(folder, name)
+                rel = os.path.relpath(full, root).replace(os.sep, "/")
+                self._notes.append(f"skipped symbolic link {rel} -> {os.readlink(full)}")
+                dirs.remove(name)
             dirs.sort()
             for name in sorted(files):
                 full = os.path.join(folder, name)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import struct
 import zipfile
 from collections.abc import Iterator
-from typing import BinaryIO
 from pathlib import Path
+from typing import BinaryIO
 
 from isal import isal_zlib
 
@@ -29,6 +29,7 @@ MAX_MEMBER_BYTES = 64 * 2**30
 MAX_RATIO = 1200
 
 _EOCD = b"PK\x05\x06"
+_EOCD64 = b"PK\x06\x06"
 _EOCD64_LOCATOR = b"PK\x06\x07"
 _LOCAL = b"PK\x03\x04"
 #: What isal raises on damaged deflate data (its type stubs do not declare it).
@@ -60,7 +61,17 @@ def _check_directory(path: Path) -> None:
         )
     entries, dir_size = struct.unpack_from("<HI", tail, at + 10)
     if at >= 20 and tail[at - 20 : at - 16] == _EOCD64_LOCATOR:
-        entries = dir_size = 0  # the zip64 record holds the real numbers; zipfile checks them
+        # The zip64 record holds the real numbers and zipfile trusts them: check those.
+        # Like zipfile, read the record just before the locator.
+        record_at = size - tail_len + at - 20 - 56
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(max(record_at, 0))
+                record = handle.read(56) if record_at >= 0 else b""
+        except OSError as error:
+            raise SourceError(f"cannot read {path}: {error.strerror}", path=str(path)) from None
+        if len(record) == 56 and record.startswith(_EOCD64):
+            entries, dir_size = struct.unpack_from("<QQ", record, 32)
     if entries > MAX_ENTRIES or dir_size > MAX_DIRECTORY_BYTES:
         raise ArchiveLimitError(
             f"{path} declares {entries} entries in a {dir_size}-byte directory",
@@ -189,9 +200,7 @@ def _inflate(
         read_size = max(chunk_size // 4, 65536)
         while not inflater.eof:
             pending = inflater.unconsumed_tail
-            if not pending:
-                if not remaining:
-                    raise _truncated(where, csize, csize)
+            if not pending and remaining:
                 pending = handle.read(min(read_size, remaining))
                 if not pending:
                     raise _truncated(where, csize - remaining, csize)
@@ -204,6 +213,9 @@ def _inflate(
                     hint="the archive is damaged; download it again",
                     path=where,
                 ) from None
+            if not out and not pending and not inflater.eof:
+                # All input consumed, nothing more to drain, and the stream is not finished.
+                raise _truncated(where, csize, csize)
             produced += len(out)
             if produced > limit or produced > MAX_RATIO * max(csize, 1):
                 raise ArchiveLimitError(

@@ -1,0 +1,131 @@
+"""Tests for the local SQLite store: round trips, versions, WAL, migrations, locations."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from servewise.errors import ServewiseError, StoreError
+from servewise.store import Store, default_path
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    data = {"sass": ["sm_90a"], "nested": {"n": 1, "f": 1.5, "none": None}, "ok": True}
+    with Store(tmp_path / "s.db") as store:
+        assert store.get_scans(["k1"], scanner=3) == {}
+        store.put_scan("k1", 3, data)
+        store.put_scan("k2", 3, {"x": 2})
+        assert store.get_scans(["k1", "k2", "missing"], scanner=3) == {"k1": data, "k2": {"x": 2}}
+        store.put_scan("k1", 3, {"replaced": True})
+        assert store.get_scans(["k1"], scanner=3) == {"k1": {"replaced": True}}
+        assert store.get_scans([], scanner=3) == {}
+
+
+def test_many_keys_are_batched(tmp_path: Path) -> None:
+    keys = [f"zip:{i:08x}:{i}" for i in range(1234)]
+    with Store(tmp_path / "s.db") as store:
+        for key in keys[::2]:
+            store.put_scan(key, 1, {"k": key})
+        found = store.get_scans(keys, scanner=1)
+    assert found == {key: {"k": key} for key in keys[::2]}
+
+
+def test_scanner_version_mismatch_returns_nothing(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        store.put_scan("k", 1, {"old": True})
+        assert store.get_scans(["k"], scanner=2) == {}
+        store.put_scan("k", 2, {"new": True})  # the newer scanner replaces the row
+        assert store.get_scans(["k"], scanner=2) == {"k": {"new": True}}
+        assert store.get_scans(["k"], scanner=1) == {}
+
+
+def test_reopen_keeps_data_in_wal_mode(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "s.db"
+    with Store(path) as store:
+        store.put_scan("k", 1, {"v": [1, 2]})
+        (mode,) = store._db.execute("PRAGMA journal_mode").fetchone()
+        assert mode == "wal"
+        # Another connection sees the committed row before this one closes.
+        other = sqlite3.connect(path)
+        try:
+            assert other.execute("SELECT key FROM scan_cache").fetchall() == [("k",)]
+        finally:
+            other.close()
+    with Store(path) as again:
+        assert again.get_scans(["k"], scanner=1) == {"k": {"v": [1, 2]}}
+        (version,) = again._db.execute("PRAGMA user_version").fetchone()
+        assert version == 1
+
+
+def test_newer_schema_is_refused_with_a_hint(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    try:
+        db.execute("PRAGMA user_version = 99")
+        db.commit()
+    finally:
+        db.close()
+    with pytest.raises(StoreError) as info:
+        Store(path)
+    assert "newer servewise" in info.value.message and "99" in info.value.message
+    assert info.value.hint and "SERVEWISE_CACHE_DIR" in info.value.hint
+    assert info.value.to_dict()["path"] == str(path)
+
+
+def test_cache_dir_is_a_regular_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(blocker))
+    with pytest.raises(StoreError) as info:
+        Store()
+    assert info.value.hint and str(blocker) in info.value.message
+    assert isinstance(info.value, ServewiseError)
+
+
+def test_store_path_is_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "s.db").mkdir()
+    with pytest.raises(StoreError):
+        Store(tmp_path / "s.db")
+
+
+def test_garbage_file_is_a_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    path.write_bytes(b"this is not an sqlite database at all" * 100)
+    with pytest.raises(StoreError) as info:
+        Store(path)
+    assert info.value.hint
+
+
+def test_corrupt_row_is_a_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        store._db.execute(
+            "INSERT INTO scan_cache VALUES ('bad', 1, '{not json', 0)"
+        )
+        with pytest.raises(StoreError) as info:
+            store.get_scans(["bad"], scanner=1)
+        assert info.value.hint
+
+
+def test_default_path_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path / "explicit"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_path() == tmp_path / "explicit" / "servewise.db"
+    monkeypatch.delenv("SERVEWISE_CACHE_DIR")
+    assert default_path() == tmp_path / "xdg" / "servewise" / "servewise.db"
+    monkeypatch.setenv("SERVEWISE_CACHE_DIR", "")
+    monkeypatch.setenv("XDG_CACHE_HOME", "")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_path() == tmp_path / "home" / ".cache" / "servewise" / "servewise.db"
+
+
+def test_store_uses_default_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SERVEWISE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    with Store() as store:
+        store.put_scan("k", 1, {})
+        assert store.path == tmp_path / "xdg" / "servewise" / "servewise.db"
+    assert (tmp_path / "xdg" / "servewise" / "servewise.db").is_file()
