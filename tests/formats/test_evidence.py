@@ -242,3 +242,11 @@ def test_dispatch_fixture_counts(name: str) -> None:
     with_120 = "sm_120" in info["jit_dispatch"]
     assert ("arch_major == 12" in found.names.get("sm_120", ())) == with_120
     assert ("arch=compute_120f" in found.names.get("sm_120f", ())) == with_120
+
+
+def test_git_hash_needs_the_word_git_or_a_pin() -> None:
+    collector = EvidenceCollector()
+    collector.feed(
+        b"\x00digit 1234567\x00git 89abcdef\x00vllm-project/DeepGEMM@e21c821f\x00 @a6b593d2\x00"
+    )
+    assert collector.result().git_hashes == ("89abcdef", "e21c821f")

@@ -138,3 +138,15 @@ def test_parallel_and_serial_scans_agree(monkeypatch: pytest.MonkeyPatch, tmp_pa
     monkeypatch.setattr(scan_module, "PARALLEL_THRESHOLD", 0)
     parallel = scan_build(str(site), workers=2)
     assert [lib.scan for lib in serial.libraries] == [lib.scan for lib in parallel.libraries]
+
+
+def test_provenance_reads_bundled_version_and_commit(tmp_path: Path) -> None:
+    package = tmp_path / "site" / "vllm" / "third_party" / "deep_gemm"
+    package.mkdir(parents=True)
+    shutil.copy(CUDA / "libdispatch_with_sm120.so", package / "_C.abi3.so")
+    (package / "__init__.py").write_text("__version__ = '2.8.1'\n")
+    (package / "_version.py").write_text("commit_id: str | None = 'ga6b593d2'\n")
+    (library,) = scan_build(str(tmp_path / "site")).libraries
+    assert library.provenance.library_id == "deep_gemm"
+    assert library.provenance.bundled_version == "2.8.1"
+    assert library.provenance.git_hashes[0] == "a6b593d2"

@@ -31,11 +31,16 @@ _CLASS_RE = re.compile(rb"SM(\d{2,3})([af]?)([A-Z][A-Za-z0-9_]{1,%d})" % MAX_NAM
 _MAJOR_RE = re.compile(rb"arch_major(?:\(\))? ?== ?(\d{1,2})\b")
 _GENCODE_RE = re.compile(rb"arch=compute_(\d{2,3})([af]?)")
 _GIT_RE = re.compile(rb"git[-_ :=]{0,3}(?:hash|sha|rev|commit)?[-_ :=]{0,3}([0-9a-f]{7,40})\b")
+#: A pinned source: ``vllm-project/DeepGEMM@e21c821f``.
+_PIN_RE = re.compile(rb"@([0-9a-f]{7,40})\b")
 _HEADER_RE = re.compile(r"(?:^|/)impls/sm(\d{2,3})([af]?)_[A-Za-z0-9_]+\.cuh$")
 
 #: Bytes that may stand before an arch prefix: anything but a letter or underscore
 #: (a digit is the length prefix of a mangled name).
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+_LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_NAME_BYTES = _WORD_BYTES | frozenset(b"0123456789-.")
 
 _OVERLAP = MAX_NAME + 64
 
@@ -46,6 +51,7 @@ _PATTERNS: tuple[tuple[re.Pattern[bytes], bytes | None], ...] = (
     (_MAJOR_RE, b"arch_major"),
     (_GENCODE_RE, b"arch=compute_"),
     (_GIT_RE, b"git"),
+    (_PIN_RE, b"@"),
 )
 
 
@@ -158,4 +164,8 @@ class EvidenceCollector:
         elif index == 3:
             self._add(_arch_name(match.group(1), match.group(2)), match.group(0))
         else:
+            # "git" must start a word (not "digit"); "@" must follow a name ("repo@hash").
+            before = data[start - 1] if start else 0
+            if (index == 4 and before in _LETTERS) or (index == 5 and before not in _NAME_BYTES):
+                return
             self._git.add(match.group(1).decode())

@@ -19,6 +19,12 @@ from servewise.sources import BuildSource, Member
 
 _VERSION_FILES = ("__init__.py", "_version.py", "version.py")
 _VERSION_RE = re.compile(rb"""^__version__\s*(?::\s*str\s*)?=\s*['"]([^'"\n]{1,64})['"]""", re.M)
+#: Commit ids written by build tools: setuptools-scm's ``commit_id``, ``__git_version__``, ...
+_COMMIT_RE = re.compile(
+    rb"""^_*(?:commit_id|commit|git_version|git_commit|git_hash|revision)_*\s*"""
+    rb"""(?::\s*[A-Za-z_| ]+)?=\s*['"]g?([0-9a-f]{7,40})['"]""",
+    re.M,
+)
 _SMALL = 512 * 1024
 _RECORD_LIMIT = 64 * 2**20
 
@@ -57,16 +63,23 @@ def _distributions(source: BuildSource, members: list[Member], notes: list[str])
     return dists
 
 
-def _bundled_version(source: BuildSource, by_path: dict[str, Member], library: str) -> str | None:
+def _bundled_version(
+    source: BuildSource, by_path: dict[str, Member], library: str
+) -> tuple[str | None, tuple[str, ...]]:
+    """``__version__`` and commit ids from the Python package folder that holds the library."""
     folder = posixpath.dirname(library)
+    version: str | None = None
+    commits: list[str] = []
     for name in _VERSION_FILES:
         member = by_path.get(posixpath.join(folder, name) if folder else name)
         if member is None:
             continue
-        match = _VERSION_RE.search(source.read_small(member, _SMALL))
-        if match:
-            return match.group(1).decode("utf-8", "replace")
-    return None
+        text = source.read_small(member, _SMALL)
+        match = _VERSION_RE.search(text)
+        if match and version is None:
+            version = match.group(1).decode("utf-8", "replace")
+        commits.extend(m.group(1).decode() for m in _COMMIT_RE.finditer(text))
+    return version, tuple(dict.fromkeys(commits))
 
 
 def provenance_for(
@@ -89,11 +102,13 @@ def provenance_for(
                 package, version = dist.name, dist.version
                 break
         known = table.match(path, package)
+        bundled, commits = _bundled_version(source, by_path, path)
         result[path] = Provenance(
             package=package,
             package_version=version,
             library_id=known.id if known else None,
             library_name=known.name if known else None,
-            bundled_version=_bundled_version(source, by_path, path),
+            bundled_version=bundled,
+            git_hashes=commits,
         )
     return result

@@ -100,7 +100,7 @@ class Provenance:
     bundled_version: str | None = None
     """``__version__`` of the Python package beside the library, when it has one."""
     git_hashes: tuple[str, ...] = ()
-    """Git hashes found in the binary's strings."""
+    """Commit ids from the package's version files, then git hashes in the binary's strings."""
 
 
 @dataclass(frozen=True)

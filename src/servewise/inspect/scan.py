@@ -32,7 +32,7 @@ from servewise.sources import BuildSource, Member, member_chunks, open_source
 from servewise.store import Store
 
 #: Bump when what a scan records changes: older cached results are then ignored.
-SCANNER_VERSION = 1
+SCANNER_VERSION = 2
 
 #: Below this many bytes to scan, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 32 * 2**20
@@ -246,7 +246,10 @@ def scan_build(
                 size=member.size,
                 scan=scan,
                 provenance=replace(
-                    provenance[member.path], git_hashes=scan.git_hashes
+                    provenance[member.path],
+                    git_hashes=tuple(
+                        dict.fromkeys(provenance[member.path].git_hashes + scan.git_hashes)
+                    ),
                 ),
                 headers={a: tuple(sorted(n)) for a, n in headers.get(member.path, {}).items()},
                 cached=member.identity in cached,
