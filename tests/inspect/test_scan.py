@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from servewise.errors import SourceError
+from servewise.errors import ArchiveLimitError, SourceError
 from servewise.inspect import scan as scan_module
 from servewise.inspect.scan import scan_build
 from servewise.store import Store
 from support.cuobjdump import find_cuobjdump, list_archs, normalise_for_cuobjdump
 from support.paths import CUDA, SAMPLES, cuda_expected, sample_expected
+from support.zips import build_wheel, patch_sizes
 
 EXPECTED = cuda_expected()
 SAMPLE_EXPECTED = sample_expected()
@@ -150,3 +151,19 @@ def test_provenance_reads_bundled_version_and_commit(tmp_path: Path) -> None:
     assert library.provenance.library_id == "deep_gemm"
     assert library.provenance.bundled_version == "2.8.1"
     assert library.provenance.git_hashes[0] == "a6b593d2"
+
+
+def test_zip_bomb_in_a_worker_is_reported_with_its_kind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wheel = build_wheel(tmp_path / "bomb.whl", {
+        "pkg/ok.so": ((CUDA / "libsw_sm80.so").read_bytes(), zipfile.ZIP_DEFLATED),
+        "pkg/bomb.so": (b"\0" * 8 * 2**20, zipfile.ZIP_DEFLATED),
+    })
+    data = bytearray(wheel.read_bytes())
+    patch_sizes(data, b"pkg/bomb.so", 1000)
+    wheel.write_bytes(bytes(data))
+    monkeypatch.setattr(scan_module, "PARALLEL_THRESHOLD", 0)
+    with pytest.raises(ArchiveLimitError) as caught:
+        scan_build(str(wheel), workers=2)
+    assert "pkg/bomb.so" in caught.value.message and caught.value.hint

@@ -14,6 +14,7 @@ import pytest
 
 from servewise.errors import ArchiveLimitError, ServewiseError, SourceError
 from servewise.sources import WheelSource, member_chunks, open_source
+from support.zips import build_wheel, patch_sizes
 
 CHUNK = 1024
 SIZES = [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK, 3 * CHUNK + 7, 70_000, 300_001]
@@ -23,14 +24,6 @@ def payload(size: int, seed: int) -> bytes:
     """Half random, half repetitive bytes (so deflate has work either way)."""
     rand = os.urandom(size // 2)
     return rand + bytes((seed + i) % 7 for i in range(size - len(rand)))
-
-
-def build_wheel(path: Path, members: dict[str, tuple[bytes, int]]) -> Path:
-    """A zip at ``path`` holding ``name -> (bytes, compression)``."""
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, (data, method) in members.items():
-            archive.writestr(zipfile.ZipInfo(name, (2024, 1, 1, 0, 0, 0)), data, method)
-    return path
 
 
 def read_member(source: WheelSource, name: str, chunk: int = CHUNK) -> list[bytes]:
@@ -102,21 +95,11 @@ def test_directories_symlinks_and_other_methods(tmp_path: Path) -> None:
     assert len(notes) == 2
 
 
-def _patch_sizes(data: bytearray, name: bytes, size: int) -> None:
-    """Rewrite the uncompressed size of member ``name`` in its local and central headers."""
-    local = data.find(b"PK\x03\x04")
-    assert data[local + 30 : local + 30 + len(name)] == name
-    struct.pack_into("<I", data, local + 22, size)
-    central = data.find(b"PK\x01\x02")
-    assert data[central + 46 : central + 46 + len(name)] == name
-    struct.pack_into("<I", data, central + 24, size)
-
-
 def test_zip_bomb_stops_in_bounded_memory(tmp_path: Path) -> None:
     path = build_wheel(tmp_path / "bomb.whl", {"pkg/bomb.so": (b"\0" * 40 * 2**20, 8)})
     data = bytearray(path.read_bytes())
     assert len(data) < 100_000
-    _patch_sizes(data, b"pkg/bomb.so", 1000)
+    patch_sizes(data, b"pkg/bomb.so", 1000)
     path.write_bytes(bytes(data))
     source = WheelSource(path)
     (member,) = source.members()
@@ -138,7 +121,7 @@ def test_zip_bomb_stops_in_bounded_memory(tmp_path: Path) -> None:
 def test_member_shorter_than_declared(tmp_path: Path) -> None:
     path = build_wheel(tmp_path / "short.whl", {"pkg/a.so": (b"abc" * 1000, 8)})
     data = bytearray(path.read_bytes())
-    _patch_sizes(data, b"pkg/a.so", 5000)
+    patch_sizes(data, b"pkg/a.so", 5000)
     path.write_bytes(bytes(data))
     with pytest.raises(SourceError, match="inflated to 3000 bytes"):
         read_member(WheelSource(path), "pkg/a.so")

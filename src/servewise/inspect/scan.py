@@ -11,13 +11,13 @@ from __future__ import annotations
 import multiprocessing
 import os
 import posixpath
-import re
-from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Generator
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import Any
 
-from servewise.errors import ServewiseError, SourceError
+from servewise.errors import ArchiveLimitError, ServewiseError, SourceError
 from servewise.formats.evidence import header_arch
 from servewise.formats.stream import StreamFindings, StreamScanner
 from servewise.inspect.provenance import provenance_for
@@ -28,7 +28,7 @@ from servewise.inspect.report import (
     LibraryScan,
     sort_archs,
 )
-from servewise.sources import BuildSource, Member, member_chunks, open_source
+from servewise.sources import Member, member_chunks, open_source
 from servewise.store import Store
 
 #: Bump when what a scan records changes: older cached results are then ignored.
@@ -36,8 +36,6 @@ SCANNER_VERSION = 2
 
 #: Below this many bytes to scan, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 32 * 2**20
-
-_ELF_OR_FATBIN = re.compile(rb"^(?:\x7fELF|\x50\xed\x55\xba)")
 
 
 @dataclass(frozen=True)
@@ -115,62 +113,57 @@ def scan_member(locator: tuple[str, ...]) -> dict[str, Any]:
         return {"error": error.to_dict()}
 
 
+_ERROR_KINDS: dict[str, type[SourceError]] = {
+    cls.kind: cls for cls in (SourceError, ArchiveLimitError)
+}
+
+
 def _raise_member_error(member: Member, error: dict[str, Any]) -> None:
+    """Raise again, in this process, an error a worker returned as data."""
     message = str(error.get("message", "unreadable"))
     fields = {k: v for k, v in error.items() if k not in ("error", "message", "hint")}
     fields.setdefault("path", member.path)
-    raise SourceError(message, hint=error.get("hint"), **fields)
+    raise _ERROR_KINDS.get(str(error.get("error")), SourceError)(
+        message, hint=error.get("hint"), **fields
+    )
 
 
-def _looks_scannable(source: BuildSource, member: Member) -> bool:
-    """Whether a candidate file starts like ELF or a fatbin (text ``.so`` linker scripts do not)."""
-    try:
-        prefix = source.read_small(member, 4)
-    except ServewiseError:
-        return True  # let the scan report the read error with its details
-    return _ELF_OR_FATBIN.match(prefix) is not None
+def _outcomes(todo: list[Member], workers: int) -> Generator[tuple[Member, dict[str, Any]]]:
+    """Scan members, largest first, on ``workers`` processes when that pays off."""
+    todo = sorted(todo, key=lambda m: m.size, reverse=True)
+    use_pool = workers > 1 and len(todo) > 1 and sum(m.size for m in todo) >= PARALLEL_THRESHOLD
+    if not use_pool:
+        for member in todo:
+            yield member, scan_member(member.locator)
+        return
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures: dict[Future[dict[str, Any]], Member] = {
+            pool.submit(scan_member, member.locator): member for member in todo
+        }
+        try:
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+        finally:
+            for future in futures:
+                future.cancel()
 
 
 def _run_scans(
     todo: list[Member], workers: int, progress: ProgressCallback | None, base_done: int,
     total: int,
 ) -> dict[str, dict[str, Any]]:
+    """Scan results by member identity; the first member error is raised."""
     results: dict[str, dict[str, Any]] = {}
     done = base_done
-    todo = sorted(todo, key=lambda m: m.size, reverse=True)
-    todo_bytes = sum(m.size for m in todo)
-    use_pool = workers > 1 and len(todo) > 1 and todo_bytes >= PARALLEL_THRESHOLD
-    if not use_pool:
-        for member in todo:
-            outcome = scan_member(member.locator)
+    with closing(_outcomes(todo, workers)) as outcomes:
+        for member, outcome in outcomes:
             if "error" in outcome:
                 _raise_member_error(member, outcome["error"])
             results[member.identity] = outcome["scan"]
             done += member.size
             if progress:
                 progress(ScanProgress(done, total, member.path))
-        return results
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures: dict[Future[dict[str, Any]], Member] = {
-            pool.submit(scan_member, member.locator): member for member in todo
-        }
-        from concurrent.futures import as_completed
-
-        try:
-            for future in as_completed(futures):
-                member = futures[future]
-                outcome = future.result()
-                if "error" in outcome:
-                    _raise_member_error(member, outcome["error"])
-                results[member.identity] = outcome["scan"]
-                done += member.size
-                if progress:
-                    progress(ScanProgress(done, total, member.path))
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
     return results
 
 
@@ -210,7 +203,6 @@ def scan_build(
     members = source.members()
     # A file named directly is scanned whatever its name; in folders and archives, by name.
     candidates = members if source.kind == "file" else [m for m in members if m.is_candidate]
-    candidates = [m for m in candidates if _looks_scannable(source, m)]
     cached: dict[str, dict[str, Any]] = {}
     if store is not None:
         cached = store.get_scans([m.identity for m in candidates], SCANNER_VERSION)
