@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import struct
 import subprocess
@@ -16,6 +15,7 @@ from servewise.archs import Arch
 from servewise.errors import FormatError
 from servewise.formats import cubin
 from servewise.formats._reader import BytesReader
+from support.paths import cuda_fixtures
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "cuda"
 
@@ -192,21 +192,8 @@ def test_nvcc_cubins(tmp_path: Path, target: str) -> None:
     assert parsed.virtual_arch == parsed.arch.number
 
 
-def _fixture_files(kinds: tuple[str, ...]) -> list[tuple[str, dict[str, Any]]]:
-    """Committed CUDA fixtures of ``kinds`` with their expectations, when built."""
-    expected = DATA / "expected.json"
-    if not expected.is_file():
-        return []
-    files = json.loads(expected.read_text()).get("files", {})
-    return [
-        (name, facts)
-        for name, facts in sorted(files.items())
-        if facts.get("kind") in kinds and (DATA / name).is_file()
-    ]
-
-
-CUBINS = _fixture_files(("cubin",))
-EMBEDDED = _fixture_files(("embedded-cubin",))
+CUBINS = cuda_fixtures(("cubin",))
+EMBEDDED = cuda_fixtures(("embedded-cubin",))
 
 
 @pytest.mark.skipif(not CUBINS, reason="tests/data/cuda cubin fixtures not built yet")

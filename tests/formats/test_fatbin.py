@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import struct
 import subprocess
@@ -17,6 +16,7 @@ from servewise.archs import Arch
 from servewise.errors import FormatError
 from servewise.formats import elf, fatbin
 from servewise.formats._reader import BytesReader
+from support.paths import cuda_fixtures
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "cuda"
 
@@ -420,20 +420,7 @@ def test_nvcc_shared_library_section(tmp_path: Path) -> None:
     assert len(found) >= 1
 
 
-def _fixture_files(kinds: tuple[str, ...]) -> list[tuple[str, dict[str, Any]]]:
-    """Committed CUDA fixtures of ``kinds`` with their expectations, when built."""
-    expected = DATA / "expected.json"
-    if not expected.is_file():
-        return []
-    files = json.loads(expected.read_text()).get("files", {})
-    return [
-        (name, facts)
-        for name, facts in sorted(files.items())
-        if facts.get("kind") in kinds and (DATA / name).is_file()
-    ]
-
-
-FIXTURES = _fixture_files(("shared-library", "object", "host-only"))
+FIXTURES = cuda_fixtures(("shared-library", "object", "host-only"))
 
 
 @pytest.mark.skipif(not FIXTURES, reason="tests/data/cuda fixtures not built yet")

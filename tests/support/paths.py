@@ -25,3 +25,12 @@ def sample_expected() -> dict[str, dict[str, Any]]:
         (SAMPLES / "expected.json").read_text()
     )["wheels"]
     return wheels
+
+
+def cuda_fixtures(kinds: tuple[str, ...]) -> list[tuple[str, dict[str, Any]]]:
+    """Committed CUDA fixtures of ``kinds`` (``cubin``, ``shared-library``, ...) with their facts."""
+    return [
+        (name, facts)
+        for name, facts in sorted(cuda_expected().items())
+        if facts.get("kind") in kinds and (CUDA / name).is_file()
+    ]
