@@ -28,7 +28,7 @@ def sample_expected() -> dict[str, dict[str, Any]]:
 
 
 def cuda_fixtures(kinds: tuple[str, ...]) -> list[tuple[str, dict[str, Any]]]:
-    """Committed CUDA fixtures of ``kinds`` (``cubin``, ``shared-library``, ...) with their facts."""
+    """Committed CUDA fixtures of ``kinds`` (``cubin``, ``shared-library``, ...), with facts."""
     return [
         (name, facts)
         for name, facts in sorted(cuda_expected().items())
