@@ -12,7 +12,7 @@ from servewise.inspect.gate import VERDICTS, gate
 from servewise.inspect.scan import scan_build
 from servewise.knowledge.gpus import GpuCatalog, load_gpu_catalog
 from support.paths import BAD_NIGHTLY as BAD
-from support.paths import CUDA
+from support.paths import CUDA, cuda_expected
 from support.paths import GOOD_NIGHTLY as GOOD
 
 # (fixture, gpu alias, expected verdict) — derived by hand from the build flags and the
@@ -70,7 +70,25 @@ CASES = [
     ("libdispatch_with_sm120.so", "a100", "missing"),
     ("libdispatch_without_sm120.so", "rtx-pro-6000", "missing"),
     ("libdispatch_without_sm120.so", "b200", "jit-dispatch"),
+    ("libsw_sm90a_none.so", "h200", "native"),
+    ("libsw_sm90a_none.so", "rtx-pro-6000", "ptx-jit"),
+    ("libsw_sm90a_default.so", "b300", "ptx-jit"),
+    ("libsw_sm90a_lz4ptx.so", "a100", "missing"),
+    ("libsw_sass_with_host_strings.so", "b200", "native"),
+    # Its sm100_ host strings must not make it a JIT library: compiled code decides.
+    ("libsw_sass_with_host_strings.so", "b300", "missing"),
+    ("sw_rdc.o", "rtx-pro-6000", "native"),
+    ("sw_rdc.o", "h100-pcie", "native"),
+    ("sw_rdc.o", "b200", "missing"),
+    ("saxpy_sm120f.cubin", "gb10", "native"),
+    ("saxpy_sm120f.cubin", "b200", "missing"),
+    ("saxpy_sm90a.cubin", "gh200", "native"),
+    ("saxpy_sm90a.cubin", "a100", "missing"),
 ]
+
+
+def test_every_fixture_has_verdict_cases() -> None:
+    assert {fixture for fixture, _gpu, _verdict in CASES} == set(cuda_expected())
 
 
 @pytest.fixture(scope="module")
