@@ -167,3 +167,24 @@ def test_zip_bomb_in_a_worker_is_reported_with_its_kind(
     with pytest.raises(ArchiveLimitError) as caught:
         scan_build(str(wheel), workers=2)
     assert "pkg/bomb.so" in caught.value.message and caught.value.hint
+
+
+def test_a_hard_linked_library_is_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    shutil.copy(CUDA / "libsw_sm80.so", site / "liba.so")
+    (site / "libb.so").hardlink_to(site / "liba.so")
+    calls: list[tuple[str, ...]] = []
+    real = scan_module.scan_member
+
+    def counting(locator: tuple[str, ...]) -> dict[str, object]:
+        calls.append(locator)
+        return real(locator)
+
+    monkeypatch.setattr(scan_module, "scan_member", counting)
+    report = scan_build(str(site), workers=1)
+    assert [lib.path for lib in report.libraries] == ["liba.so", "libb.so"]
+    assert [lib.scan.sass for lib in report.libraries] == [("sm_80",), ("sm_80",)]
+    assert len(calls) == 1

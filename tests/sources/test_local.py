@@ -156,3 +156,12 @@ def test_zip_named_file_that_is_not_a_zip_is_a_plain_file(tmp_path: Path) -> Non
 def test_errors_are_servewise_errors(tmp_path: Path) -> None:
     with pytest.raises(ServewiseError):
         LocalSource(tmp_path / "missing")
+
+
+def test_virtualenv_lib64_link_is_listed_once(tmp_path: Path) -> None:
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "pkg"
+    site.mkdir(parents=True)
+    (site / "a.so").write_bytes(b"\x7fELF")
+    (tmp_path / "venv" / "lib64").symlink_to("lib")
+    members = LocalSource(tmp_path / "venv").members()
+    assert [m.path for m in members] == ["pkg/a.so"]

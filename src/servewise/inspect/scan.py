@@ -206,7 +206,8 @@ def scan_build(
     cached: dict[str, dict[str, Any]] = {}
     if store is not None:
         cached = store.get_scans([m.identity for m in candidates], SCANNER_VERSION)
-    todo = [m for m in candidates if m.identity not in cached]
+    # A file reached twice (hard links, copies in one archive) is read once.
+    todo = list({m.identity: m for m in candidates if m.identity not in cached}.values())
     total = sum(m.size for m in candidates)
     done = total - sum(m.size for m in todo)
     if progress and done:

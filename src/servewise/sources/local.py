@@ -49,11 +49,14 @@ def _chunks_of(handle: BinaryIO, path: str, chunk_size: int) -> Iterator[bytes]:
 
 def _site_packages_roots(folder: Path) -> list[Path]:
     """The site-packages folders of a virtual environment or prefix, if ``folder`` is one."""
-    roots: list[Path] = []
+    roots: dict[Path, Path] = {}
     for pattern in ("lib/python3*/site-packages", "lib/python3*/dist-packages",
                     "lib64/python3*/site-packages", "Lib/site-packages"):
-        roots.extend(sorted(p for p in folder.glob(pattern) if p.is_dir()))
-    return roots
+        for path in sorted(folder.glob(pattern)):
+            # A venv's lib64 is a symbolic link to lib: list each real folder once.
+            if path.is_dir():
+                roots.setdefault(path.resolve(), path)
+    return list(roots.values())
 
 
 class LocalSource:
