@@ -210,8 +210,8 @@ def scan_build(
     todo = list({m.identity: m for m in candidates if m.identity not in cached}.values())
     total = sum(m.size for m in candidates)
     done = total - sum(m.size for m in todo)
-    if progress and done:
-        progress(ScanProgress(done, total, "(from the store)"))
+    if progress:
+        progress(ScanProgress(done, total, "(from the store)" if done else ""))
     fresh = _run_scans(todo, workers or os.cpu_count() or 1, progress, done, total)
     if store is not None:
         for member in todo:
