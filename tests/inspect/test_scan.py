@@ -10,10 +10,10 @@ import pytest
 
 from servewise.errors import ArchiveLimitError, SourceError
 from servewise.inspect import scan as scan_module
-from servewise.inspect.scan import scan_build
+from servewise.inspect.scan import ScanProgress, scan_build
 from servewise.store import Store
 from support.cuobjdump import find_cuobjdump, list_archs, normalise_for_cuobjdump
-from support.paths import CUDA, SAMPLES, cuda_expected, sample_expected
+from support.paths import CUDA, GOOD_NIGHTLY, SAMPLES, cuda_expected, sample_expected
 from support.zips import build_wheel, patch_sizes
 
 EXPECTED = cuda_expected()
@@ -188,3 +188,11 @@ def test_a_hard_linked_library_is_read_once(
     assert [lib.path for lib in report.libraries] == ["liba.so", "libb.so"]
     assert [lib.scan.sass for lib in report.libraries] == [("sm_80",), ("sm_80",)]
     assert len(calls) == 1
+
+
+def test_progress_reaches_the_total() -> None:
+    steps: list[ScanProgress] = []
+    scan_build(str(GOOD_NIGHTLY), progress=steps.append)
+    assert steps[0].done_bytes == 0 and steps[0].total_bytes > 0
+    assert [s.done_bytes for s in steps] == sorted(s.done_bytes for s in steps)
+    assert steps[-1].done_bytes == steps[-1].total_bytes
