@@ -219,3 +219,10 @@ def test_sass_never_crosses_majors() -> None:
             # PTX reaches at least where SASS of the same arch runs
             if sass_runs_on(arch, device):
                 assert ptx_runs_on(arch, device)
+
+
+def test_bare_small_number_is_ambiguous_but_old_sm_names_parse() -> None:
+    with pytest.raises(UsageError):
+        Arch.parse("12")
+    assert Arch.parse("sm_13") == Arch(13)
+    assert ComputeCapability.parse("12.0") == ComputeCapability(12, 0)

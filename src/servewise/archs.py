@@ -63,11 +63,12 @@ class Arch:
             )
         if match.group("num") is not None:
             number = int(match.group("num"))
-            if number < 20:
+            if number < 20 and match.group("prefix") is None:
+                # A bare "12" is far likelier a major revision than the old sm_12.
                 raise UsageError(
-                    f"not a CUDA architecture: {text!r} (SM numbers start at 20)",
+                    f"ambiguous CUDA architecture: {text!r}",
                     hint="write a compute capability with its dot (12.0) or an SM number (sm_120)",
-                    expected="sm_NN with NN >= 20, or MAJOR.MINOR",
+                    expected="sm_NN, compute_NN or MAJOR.MINOR",
                     found=text,
                 )
             return cls(number, match.group("suffix"))
