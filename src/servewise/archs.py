@@ -76,6 +76,21 @@ class Arch:
         return cls(number, match.group("suffix2"))
 
 
+_NAME_RE = re.compile(r"^(?:sm|compute)_(\d+)([af]?)$")
+
+
+def arch_of_name(name: str) -> Arch:
+    """The arch of a name servewise itself wrote from a binary (``sm_90a``, ``compute_80``).
+
+    Unlike :meth:`Arch.parse`, which checks what a person typed, any SM number is
+    accepted here: whatever a binary declares is reported, not rejected.
+    """
+    match = _NAME_RE.match(name)
+    if match is None:
+        raise ValueError(f"not an arch name written by servewise: {name!r}")
+    return Arch(int(match.group(1)), match.group(2))
+
+
 @dataclass(frozen=True, order=True)
 class ComputeCapability:
     """A device's compute capability, ``12.0`` for an RTX PRO 6000 Blackwell."""

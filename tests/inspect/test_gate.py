@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from formats.test_fatbin import container, entry
 
 from servewise.errors import UsageError
 from servewise.inspect.gate import VERDICTS, gate
@@ -169,3 +170,16 @@ def test_unknown_model_is_a_usage_error(catalog: GpuCatalog) -> None:
     report = scan_build(str(CUDA / "libsw_sm120f.so"))
     with pytest.raises(UsageError):
         gate(report, catalog.find("h200"), model="no-such-model-family")
+
+
+def test_archs_outside_the_usual_range_are_reported_not_fatal(
+    tmp_path: Path, catalog: GpuCatalog
+) -> None:
+    # Whatever SM number a binary declares is listed; the gate judges it like any other.
+    odd = tmp_path / "odd.fatbin"
+    odd.write_bytes(container(entry(arch=1000), entry(arch=13, kind=1)))
+    report = scan_build(str(odd))
+    (library,) = report.libraries
+    assert library.scan.sass == ("sm_1000",) and library.scan.ptx == ("compute_13",)
+    result = gate(report, catalog.find("h200"))
+    assert [v.verdict for v in result.verdicts] == ["ptx-jit"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from servewise.archs import Arch
+from servewise.archs import Arch, arch_of_name
 
 #: Longest name kept; a match that reaches a chunk boundary is rescanned with the next chunk.
 MAX_NAME = 160
@@ -71,7 +71,7 @@ class Evidence:
     @property
     def archs(self) -> tuple[Arch, ...]:
         """The architectures with any evidence, in order."""
-        return tuple(sorted(Arch.parse(name) for name in self.names))
+        return tuple(sorted(arch_of_name(name) for name in self.names))
 
 
 def _arch_name(number: bytes, suffix: bytes) -> str | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from servewise.archs import Arch, ComputeCapability, ptx_runs_on, sass_runs_on
+from servewise.archs import ComputeCapability, arch_of_name, ptx_runs_on, sass_runs_on
 from servewise.errors import UsageError
 from servewise.inspect.report import BuildReport, LibraryReport
 from servewise.knowledge.gpus import Gpu
@@ -118,16 +118,16 @@ def classify(
     library: LibraryReport, cc: ComputeCapability, known: KnownLibrary | None
 ) -> tuple[str, tuple[str, ...]]:
     """The verdict for one library on a device, with the archs that serve it."""
-    sass = tuple(a for a in library.scan.sass if sass_runs_on(Arch.parse(a), cc))
+    sass = tuple(a for a in library.scan.sass if sass_runs_on(arch_of_name(a), cc))
     if sass:
         return "native", sass
-    ptx = tuple(a for a in library.scan.ptx if ptx_runs_on(Arch.parse(a), cc))
+    ptx = tuple(a for a in library.scan.ptx if ptx_runs_on(arch_of_name(a), cc))
     if ptx:
         return "ptx-jit", ptx
     dispatch = library.dispatch
     is_jit = (known is not None and known.jit) or (not library.has_compiled_code and bool(dispatch))
     if is_jit:
-        served = tuple(a for a in dispatch if sass_runs_on(Arch.parse(a), cc))
+        served = tuple(a for a in dispatch if sass_runs_on(arch_of_name(a), cc))
         return ("jit-dispatch", served) if served else ("missing", ())
     if library.has_compiled_code:
         return "missing", ()

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from servewise.archs import Arch
+from servewise.archs import arch_of_name
 
 
 def sort_archs(names: set[str] | list[str] | tuple[str, ...]) -> tuple[str, ...]:
     """Arch names in numeric order (``sm_80`` < ``sm_90`` < ``sm_90a`` < ``sm_100``)."""
-    return tuple(sorted(set(names), key=lambda name: (Arch.parse(name), name)))
+    return tuple(sorted(set(names), key=lambda name: (arch_of_name(name), name)))
 
 
 @dataclass(frozen=True)
