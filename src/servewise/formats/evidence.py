@@ -13,7 +13,8 @@ What they support shows in their symbols and read-only strings:
 
 :class:`EvidenceCollector` is fed the host bytes of a library in chunks (never
 the payloads of its fatbins) and keeps the distinct names found per arch, plus
-git hashes found beside the word ``git``. It is pure: bytes in, data out.
+git hashes found beside the word ``git`` or pinned as ``repo@hash``. It is pure:
+bytes in, data out.
 """
 
 from __future__ import annotations
@@ -44,14 +45,14 @@ _NAME_BYTES = _WORD_BYTES | frozenset(b"0123456789-.")
 
 _OVERLAP = MAX_NAME + 64
 
-#: Patterns in :meth:`EvidenceCollector._take` order, with a substring that must be present.
-_PATTERNS: tuple[tuple[re.Pattern[bytes], bytes | None], ...] = (
-    (_PREFIX_RE, None),
-    (_CLASS_RE, None),
-    (_MAJOR_RE, b"arch_major"),
-    (_GENCODE_RE, b"arch=compute_"),
-    (_GIT_RE, b"git"),
-    (_PIN_RE, b"@"),
+#: What each pattern finds, the pattern, and a substring that must be present for it to run.
+_PATTERNS: tuple[tuple[str, re.Pattern[bytes], bytes | None], ...] = (
+    ("name", _PREFIX_RE, None),
+    ("name", _CLASS_RE, None),
+    ("major", _MAJOR_RE, b"arch_major"),
+    ("gencode", _GENCODE_RE, b"arch=compute_"),
+    ("git", _GIT_RE, b"git"),
+    ("pin", _PIN_RE, b"@"),
 )
 
 
@@ -62,7 +63,7 @@ class Evidence:
     names: dict[str, tuple[str, ...]]
     """Arch in NVIDIA spelling (``sm_120``) → sorted distinct names that point at it."""
     git_hashes: tuple[str, ...]
-    """Hex strings found next to the word ``git`` (build provenance)."""
+    """Hex strings next to the word ``git`` or after ``repo@`` (build provenance)."""
 
     def counts(self) -> dict[str, int]:
         """Number of distinct names per arch."""
@@ -142,30 +143,28 @@ class EvidenceCollector:
 
     def _scan(self, data: bytes, limit: int) -> None:
         """Record matches that start before ``limit`` (later ones are seen again)."""
-        for index, (pattern, keyword) in enumerate(_PATTERNS):
+        for index, (kind, pattern, keyword) in enumerate(_PATTERNS):
             position = self._resume[index]
             if keyword is None or keyword in data:
                 for match in pattern.finditer(data, position):
-                    start = match.start()
-                    if start >= limit:
+                    if match.start() >= limit:
                         break
                     position = match.end()
-                    self._take(index, match, data)
+                    self._take(kind, match, data)
             self._resume[index] = max(position, limit)
 
-    def _take(self, index: int, match: re.Match[bytes], data: bytes) -> None:
+    def _take(self, kind: str, match: re.Match[bytes], data: bytes) -> None:
         start = match.start()
-        if index < 2:  # a name or class: not when it continues a word
-            if start and data[start - 1] in _WORD_BYTES:
-                return
-            self._add(_arch_name(match.group(1), match.group(2)), match.group(0))
-        elif index == 2:
+        before = data[start - 1] if start else 0
+        if kind == "name":  # not when it continues a word
+            if before not in _WORD_BYTES:
+                self._add(_arch_name(match.group(1), match.group(2)), match.group(0))
+        elif kind == "major":
             self._add(_arch_name(match.group(1) + b"0", b""), match.group(0))
-        elif index == 3:
+        elif kind == "gencode":
             self._add(_arch_name(match.group(1), match.group(2)), match.group(0))
-        else:
+        elif (kind == "git" and before not in _LETTERS) or (
+            kind == "pin" and before in _NAME_BYTES
+        ):
             # "git" must start a word (not "digit"); "@" must follow a name ("repo@hash").
-            before = data[start - 1] if start else 0
-            if (index == 4 and before in _LETTERS) or (index == 5 and before not in _NAME_BYTES):
-                return
             self._git.add(match.group(1).decode())
