@@ -97,6 +97,11 @@ def _is_v1(header: ElfHeader) -> bool:
     return 0x14 <= header.flags & 0xFF <= 0x5A
 
 
+def eflags_sm(header: ElfHeader) -> int:
+    """The SM number ``e_flags`` holds, by the header's ABI (0 when it holds none)."""
+    return header.flags & 0xFF if _is_v1(header) else (header.flags >> 8) & 0xFF
+
+
 def _iter_notes(data: bytes, section: ElfSection, endian: str) -> list[tuple[str, int, bytes]]:
     """The ``(name, type, desc)`` records of a note section, every size checked."""
     notes: list[tuple[str, int, bytes]] = []
@@ -248,7 +253,7 @@ def parse_cubin(reader: Reader) -> CubinInfo:
     sections = parse_sections(reader, header)
     notes = _read_notes(reader, header, sections)
     v1 = _is_v1(header)
-    number = header.flags & 0xFF if v1 else (header.flags >> 8) & 0xFF
+    number = eflags_sm(header)
     if number < 10:
         raise FormatError(
             "cubin e_flags",

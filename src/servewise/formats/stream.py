@@ -21,6 +21,7 @@ from servewise.errors import FormatError
 from servewise.formats import cubin as cubin_format
 from servewise.formats import fatbin
 from servewise.formats._reader import BytesReader
+from servewise.formats.elf import parse_elf_header
 from servewise.formats.evidence import Evidence, EvidenceCollector
 
 _ELF_MAGIC = b"\x7fELF"
@@ -329,9 +330,8 @@ class StreamScanner:
 
 def _eflags_arch(prefix: bytes) -> str | None:
     """``sm_NN`` from a cubin's ``e_flags`` (suffix unknown), for cubins not fully read."""
-    if len(prefix) < 52:
+    try:
+        number = cubin_format.eflags_sm(parse_elf_header(BytesReader(prefix)))
+    except FormatError:
         return None
-    abi_version = prefix[8]
-    flags = int.from_bytes(prefix[48:52], "little")
-    number = (flags >> 8) & 0xFF if abi_version >= 8 else flags & 0xFF
     return f"sm_{number}" if number else None
