@@ -47,10 +47,6 @@ class CodeEntry:
 class LibraryScan:
     """What one pass over a library file found (the part that is cached)."""
 
-    sass: tuple[str, ...]
-    """Distinct SASS archs."""
-    ptx: tuple[str, ...]
-    """Distinct PTX archs."""
     containers: int
     """Number of fatbin containers."""
     entries: tuple[CodeEntry, ...]
@@ -58,11 +54,21 @@ class LibraryScan:
     dispatch: dict[str, tuple[str, ...]]
     """JIT-dispatch evidence from the binary: arch → distinct names."""
     git_hashes: tuple[str, ...]
-    """Hex strings found next to the word ``git``."""
+    """Hex strings found next to the word ``git`` or after ``repo@``."""
     host_machine: int | None
     """ELF ``e_machine`` of the file (62 x86-64, 183 aarch64, 190 a cubin), ``None`` if not ELF."""
     warnings: tuple[str, ...] = field(default=())
     """Problems that did not stop the scan."""
+
+    @property
+    def sass(self) -> tuple[str, ...]:
+        """Distinct SASS archs, in order."""
+        return sort_archs([e.arch for e in self.entries if e.kind == "sass"])
+
+    @property
+    def ptx(self) -> tuple[str, ...]:
+        """Distinct PTX archs, in order."""
+        return sort_archs([e.arch for e in self.entries if e.kind == "ptx"])
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -74,8 +80,6 @@ class LibraryScan:
     def from_dict(cls, data: dict[str, Any]) -> LibraryScan:
         """Rebuild from :meth:`to_dict` output."""
         return cls(
-            sass=tuple(data["sass"]),
-            ptx=tuple(data["ptx"]),
             containers=int(data["containers"]),
             entries=tuple(CodeEntry(**entry) for entry in data["entries"]),
             dispatch={arch: tuple(names) for arch, names in data["dispatch"].items()},

@@ -21,18 +21,12 @@ from servewise.errors import ArchiveLimitError, ServewiseError, SourceError
 from servewise.formats.evidence import header_arch
 from servewise.formats.stream import StreamFindings, StreamScanner
 from servewise.inspect.provenance import provenance_for
-from servewise.inspect.report import (
-    BuildReport,
-    CodeEntry,
-    LibraryReport,
-    LibraryScan,
-    sort_archs,
-)
+from servewise.inspect.report import BuildReport, CodeEntry, LibraryReport, LibraryScan
 from servewise.sources import Member, member_chunks, open_source
 from servewise.store import Store
 
 #: Bump when what a scan records changes: older cached results are then ignored.
-SCANNER_VERSION = 2
+SCANNER_VERSION = 3
 
 #: Below this many bytes to scan, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 32 * 2**20
@@ -81,14 +75,10 @@ def findings_to_scan(findings: StreamFindings) -> LibraryScan:
             CodeEntry(kind="sass", arch=arch, origin=origin, offset=found.offset,
                       stored_bytes=size, uncompressed_bytes=size, tool_args=args)
         )
-    sass = sort_archs([e.arch for e in entries if e.kind == "sass"])
-    ptx = sort_archs([e.arch for e in entries if e.kind == "ptx"])
     machine = findings.host_machine
     if machine is None and any(c.offset == 0 for c in findings.cubins):
         machine = 190
     return LibraryScan(
-        sass=sass,
-        ptx=ptx,
         containers=len(findings.containers),
         entries=tuple(entries),
         dispatch=dict(findings.evidence.names),
