@@ -9,6 +9,7 @@ names use NVIDIA's spelling: ``sm_90a`` for SASS, ``compute_80`` for PTX,
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 from servewise.archs import arch_of_name
@@ -124,7 +125,7 @@ class LibraryReport:
     cached: bool = False
     """Whether the scan came from the store."""
 
-    @property
+    @cached_property
     def dispatch(self) -> dict[str, tuple[str, ...]]:
         """All JIT-dispatch evidence: binary names and shipped headers, by arch."""
         merged: dict[str, set[str]] = {a: set(n) for a, n in self.scan.dispatch.items()}

@@ -12,8 +12,8 @@ from servewise.knowledge.gpus import Gpu
 _STATUS_STYLE = {"ok": "green", "warning": "yellow", "info": "dim", "error": "bold red"}
 
 
-def _dispatch_text(counts: dict[str, int]) -> str:
-    return ", ".join(f"{arch}: {count}" for arch, count in counts.items()) or "-"
+def _dispatch_text(names: dict[str, tuple[str, ...]]) -> str:
+    return ", ".join(f"{arch}: {len(found)}" for arch, found in names.items()) or "-"
 
 
 def _library_label(path: str, library_id: str | None) -> Text:
@@ -34,7 +34,6 @@ def inspect_table(report: BuildReport) -> Table:
     table.add_column("JIT-dispatch (distinct names)")
     table.add_column("compression")
     for library in report.libraries:
-        data = library.to_dict()
         provenance = library.provenance
         package = Text(provenance.package or "-")
         if provenance.package_version:
@@ -48,7 +47,7 @@ def inspect_table(report: BuildReport) -> Table:
             package,
             ", ".join(library.scan.sass) or "-",
             ", ".join(library.scan.ptx) or "-",
-            _dispatch_text(data["jit_dispatch"]),
+            _dispatch_text(library.dispatch),
             ", ".join(c for c in library.compressions if c != "none") or "-",
         )
     return table
