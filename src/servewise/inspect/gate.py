@@ -220,15 +220,6 @@ def gate(
         family = (models or load_model_table()).require(model)
         for library_id in family.requires:
             wanted.setdefault(library_id, []).append(f"model {family.id}")
-    for name in wanted:
-        found = any(_matches_require(name, lib) for lib in report.libraries)
-        if not found and name not in table.ids():
-            raise UsageError(
-                f"--require {name}: no library of that name in the build, and no known library id",
-                hint="known ids: " + ", ".join(table.ids()) + "; or give a file name from "
-                "`servewise inspect`",
-                found=name,
-            )
     verdicts: list[LibraryVerdict] = []
     satisfied: set[str] = set()
     for library in report.libraries:
@@ -252,6 +243,13 @@ def gate(
                 status=_status(verdict, bool(required_by), strict),
                 reason=_reason(verdict, matching, library, gpu, known, required_by),
             )
+        )
+    for name in sorted(wanted.keys() - satisfied - set(table.ids())):
+        raise UsageError(
+            f"--require {name}: no library of that name in the build, and no known library id",
+            hint="known ids: " + ", ".join(table.ids()) + "; or give a file name from "
+            "`servewise inspect`",
+            found=name,
         )
     absent = tuple(
         (name, ", ".join(why)) for name, why in wanted.items() if name not in satisfied
