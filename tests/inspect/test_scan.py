@@ -196,3 +196,14 @@ def test_progress_reaches_the_total() -> None:
     assert steps[0].done_bytes == 0 and steps[0].total_bytes > 0
     assert [s.done_bytes for s in steps] == sorted(s.done_bytes for s in steps)
     assert steps[-1].done_bytes == steps[-1].total_bytes
+
+
+def test_unreadable_metadata_becomes_a_note(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "pkg").mkdir(parents=True)
+    (site / "pkg-1.0.dist-info").mkdir()
+    (site / "pkg-1.0.dist-info" / "METADATA").write_text("Summary: no name or version\n")
+    shutil.copy(CUDA / "libsw_sm80.so", site / "pkg" / "libk.so")
+    report = scan_build(str(site))
+    assert report.libraries[0].provenance.package is None
+    assert any("pkg-1.0.dist-info" in note for note in report.notes)

@@ -64,10 +64,9 @@ def _distributions(source: BuildSource, members: list[Member], notes: list[str])
 
 
 def _bundled_version(
-    source: BuildSource, by_path: dict[str, Member], library: str
+    source: BuildSource, by_path: dict[str, Member], folder: str
 ) -> tuple[str | None, tuple[str, ...]]:
-    """``__version__`` and commit ids from the Python package folder that holds the library."""
-    folder = posixpath.dirname(library)
+    """``__version__`` and commit ids from the version files of one Python package folder."""
     version: str | None = None
     commits: list[str] = []
     for name in _VERSION_FILES:
@@ -86,13 +85,14 @@ def provenance_for(
     source: BuildSource,
     members: list[Member],
     library_paths: list[str],
+    notes: list[str],
     table: LibraryTable | None = None,
 ) -> dict[str, Provenance]:
-    """Provenance for each library path of the build."""
+    """Provenance for each library path of the build; unreadable metadata is added to ``notes``."""
     table = table or load_library_table()
-    notes: list[str] = []
     dists = _distributions(source, members, notes)
     by_path = {m.path: m for m in members}
+    versions: dict[str, tuple[str | None, tuple[str, ...]]] = {}
     result: dict[str, Provenance] = {}
     for path in library_paths:
         package = version = None
@@ -102,7 +102,10 @@ def provenance_for(
                 package, version = dist.name, dist.version
                 break
         known = table.match(path, package)
-        bundled, commits = _bundled_version(source, by_path, path)
+        folder = posixpath.dirname(path)
+        if folder not in versions:  # libraries sharing a folder share its version files
+            versions[folder] = _bundled_version(source, by_path, folder)
+        bundled, commits = versions[folder]
         result[path] = Provenance(
             package=package,
             package_version=version,

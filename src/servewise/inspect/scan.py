@@ -208,9 +208,9 @@ def scan_build(
             store.put_scan(member.identity, SCANNER_VERSION, fresh[member.identity])
     all_paths = [m.path for m in members]
     headers = _attribute_headers(all_paths, [m.path for m in candidates])
-    provenance = provenance_for(source, members, [m.path for m in candidates])
-    libraries: list[LibraryReport] = []
     notes = source.notes()
+    provenance = provenance_for(source, members, [m.path for m in candidates], notes)
+    libraries: list[LibraryReport] = []
     for member in sorted(candidates, key=lambda m: m.path):
         data = cached.get(member.identity) or fresh[member.identity]
         try:
