@@ -141,3 +141,9 @@ def test_console_script_runs_as_a_module() -> None:
                             check=False)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["passed"] is True
+
+
+def test_error_text_is_not_read_as_markup() -> None:
+    code, _out, err = run("inspect", "/nonexistent/build[dim]x.whl")
+    assert code == 2
+    assert "build[dim]x.whl" in err

@@ -11,12 +11,17 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from servewise.errors import ServewiseError, StoreError
+
+if TYPE_CHECKING:
+    from servewise.inspect.report import BuildReport
+    from servewise.inspect.scan import ScanProgress
 
 app = typer.Typer(
     name="servewise",
@@ -57,15 +62,19 @@ def _fail(error: ServewiseError, as_json: bool) -> None:
     if as_json:
         _emit_json(error.to_dict())
     else:
-        console = _err()
-        console.print(f"[bold red]error:[/bold red] {error.message}", highlight=False)
+        _say("error", "bold red", error.message)
         if error.hint:
-            console.print(f"[dim]hint:[/dim] {error.hint}", highlight=False)
+            _say("hint", "dim", error.hint)
     raise typer.Exit(error.exit_code)
 
 
+def _say(label: str, style: str, text: str) -> None:
+    """One labelled line on stderr; the text is data, never read as markup."""
+    _err().print(Text.assemble((f"{label}:", style), " ", text), highlight=False)
+
+
 @contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[Any], None] | None]:
+def _progress(enabled: bool) -> Iterator[Callable[[ScanProgress], None] | None]:
     """A progress bar on stderr for long scans, only when stderr is a terminal."""
     if not enabled or not sys.stderr.isatty():
         yield None
@@ -78,7 +87,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[Any], None] | None]:
                   transient=True) as bar:
         task = bar.add_task("", total=None)
 
-        def update(step: Any) -> None:
+        def update(step: ScanProgress) -> None:
             bar.update(task, completed=step.done_bytes, total=step.total_bytes,
                        description=step.path)
             bar.refresh()
@@ -86,7 +95,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[Any], None] | None]:
         yield update
 
 
-def _scan(ref: str, no_cache: bool, as_json: bool) -> Any:
+def _scan(ref: str, no_cache: bool, as_json: bool) -> BuildReport:
     from servewise.inspect.scan import scan_build
     from servewise.store import Store
 
@@ -95,8 +104,7 @@ def _scan(ref: str, no_cache: bool, as_json: bool) -> Any:
         try:
             store = Store()
         except StoreError as error:
-            _err().print(f"[yellow]warning:[/yellow] {error.message}; scanning without it",
-                         highlight=False)
+            _say("warning", "yellow", f"{error.message}; scanning without it")
     try:
         with _progress(not as_json) as progress:
             return scan_build(ref, store=store, progress=progress)
@@ -105,13 +113,12 @@ def _scan(ref: str, no_cache: bool, as_json: bool) -> Any:
             store.close()
 
 
-def _warn_notes(report: Any) -> None:
-    console = _err()
+def _warn_notes(report: BuildReport) -> None:
     for note in report.notes:
-        console.print(f"[dim]note:[/dim] {note}", highlight=False)
+        _say("note", "dim", note)
     for library in report.libraries:
         for warning in library.scan.warnings:
-            console.print(f"[yellow]warning:[/yellow] {library.path}: {warning}", highlight=False)
+            _say("warning", "yellow", f"{library.path}: {warning}")
 
 
 @app.command()
