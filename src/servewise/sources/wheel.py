@@ -45,13 +45,17 @@ def _check_directory(path: Path) -> None:
     """Refuse archives whose end record declares an absurd directory before zipfile reads it."""
     try:
         with open(path, "rb") as handle:
-            handle.seek(0, 2)
-            size = handle.tell()
-            tail_len = min(size, 65536 + 22)
-            handle.seek(size - tail_len)
-            tail = handle.read(tail_len)
+            _check_end_records(path, handle)
     except OSError as error:
         raise SourceError(f"cannot read {path}: {error.strerror}", path=str(path)) from None
+
+
+def _check_end_records(path: Path, handle: BinaryIO) -> None:
+    handle.seek(0, 2)
+    size = handle.tell()
+    tail_len = min(size, 65536 + 22)
+    handle.seek(size - tail_len)
+    tail = handle.read(tail_len)
     at = tail.rfind(_EOCD)
     if at < 0 or at + 22 > len(tail):
         raise SourceError(
@@ -64,12 +68,10 @@ def _check_directory(path: Path) -> None:
         # The zip64 record holds the real numbers and zipfile trusts them: check those.
         # Like zipfile, read the record just before the locator.
         record_at = size - tail_len + at - 20 - 56
-        try:
-            with open(path, "rb") as handle:
-                handle.seek(max(record_at, 0))
-                record = handle.read(56) if record_at >= 0 else b""
-        except OSError as error:
-            raise SourceError(f"cannot read {path}: {error.strerror}", path=str(path)) from None
+        record = b""
+        if record_at >= 0:
+            handle.seek(record_at)
+            record = handle.read(56)
         if len(record) == 56 and record.startswith(_EOCD64):
             entries, dir_size = struct.unpack_from("<QQ", record, 32)
     if entries > MAX_ENTRIES or dir_size > MAX_DIRECTORY_BYTES:
