@@ -36,10 +36,8 @@ lint: test-deps
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/mypy
 
-## Everything the tests need, then the whole suite.
-test: test-deps system-deps engine
-	$(BIN)/ruff check src tests benchmarks scripts
-	$(BIN)/mypy
+## Lint and types first (fast), then everything the tests need, then the whole suite.
+test: lint system-deps engine
 	$(BIN)/pytest
 
 ## Rebuild the committed CUDA fixtures with nvcc (not needed for tests).
