@@ -9,74 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from formats.test_elf import build_elf
 
 from servewise.archs import Arch
 from servewise.errors import FormatError
 from servewise.formats import cubin
 from servewise.formats._reader import BytesReader
+from support.binaries import build_elf, compat, make_cubin, note
 from support.paths import cuda_fixtures
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "cuda"
-
-
-def note(name: bytes, note_type: int, desc: bytes) -> bytes:
-    """One ELF note record, name and descriptor padded to 4."""
-    name += b"\0"
-    return (
-        struct.pack("<III", len(name), len(desc), note_type)
-        + name
-        + b"\0" * (-len(name) % 4)
-        + desc
-        + b"\0" * (-len(desc) % 4)
-    )
-
-
-def tkinfo(options: str) -> bytes:
-    """A version-2 tkinfo note naming ptxas ``options``."""
-    strings = b"\0ptxas\0Cuda compilation tools, release 13.0\0Build x\0"
-    opts_at = len(strings)
-    strings += options.encode() + b"\0"
-    desc = struct.pack("<6I", 2, 0, 1, 7, strings.index(b"Build"), opts_at) + strings
-    return note(b"NVIDIA Corp", cubin.NT_TKINFO, desc)
-
-
-def cuinfo(virtual: int, toolkit: int = 130) -> bytes:
-    """A cuinfo note: version 2, virtual SM, toolkit version."""
-    return note(b"NVIDIA Corp", cubin.NT_CUINFO, struct.pack("<HHHH", 2, virtual, toolkit, 0))
-
-
-def compat(a_flag: int) -> bytes:
-    """A ``.nv.compat`` section like nvcc 13's, attribute 0x09 = ``a_flag``."""
-    return (
-        bytes([2, 9, a_flag, 0, 2, 2, 1, 0, 3, 7, 1, 1])
-        + bytes([4, 0x0B, 8, 0])
-        + b"\x09"
-        + b"\0" * 7
-    )
-
-
-def make_cubin(
-    flags: int,
-    *,
-    abi: int = 8,
-    osabi: int = 65,
-    version: int = 1,
-    options: str | None = None,
-    virtual: int | None = None,
-    a_flag: int | None = None,
-    extra: list[tuple[str, int, bytes]] | None = None,
-) -> bytes:
-    """A synthetic cubin with the chosen notes."""
-    sections: list[tuple[str, int, bytes]] = [(".text.k", 1, b"\0" * 32)]
-    if options is not None:
-        sections.append((cubin.NOTE_TKINFO, 7, tkinfo(options)))
-    if virtual is not None:
-        sections.append((cubin.NOTE_CUINFO, 7, cuinfo(virtual)))
-    if a_flag is not None:
-        sections.append((cubin.NV_COMPAT, 0x70000086, compat(a_flag)))
-    sections.extend(extra or [])
-    return build_elf(sections, flags=flags, abi_version=abi, osabi=osabi, version=version)
 
 
 def info_of(data: bytes) -> cubin.CubinInfo:

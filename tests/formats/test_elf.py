@@ -12,70 +12,7 @@ import pytest
 from servewise.errors import FormatError
 from servewise.formats import elf
 from servewise.formats._reader import BytesReader
-
-
-def build_elf(
-    sections: list[tuple[str, int, bytes]],
-    *,
-    bits: int = 64,
-    little: bool = True,
-    machine: int = elf.EM_CUDA,
-    flags: int = 0,
-    osabi: int = 65,
-    abi_version: int = 8,
-    version: int = 1,
-    extended: bool = False,
-) -> bytes:
-    """An ELF with ``sections`` (name, type, data), a ``.shstrtab`` and the table at the end."""
-    end = "<" if little else ">"
-    ehsize = 64 if bits == 64 else 52
-    shdr = end + ("IIQQQQIIQQ" if bits == 64 else "IIIIIIIIII")
-    shentsize = struct.calcsize(shdr)
-    all_sections = [*sections, (".shstrtab", 3, b"")]
-    names = b"\0"
-    name_offsets = []
-    for name, _, _ in all_sections:
-        name_offsets.append(len(names))
-        names += name.encode() + b"\0"
-    all_sections[-1] = (".shstrtab", 3, names)
-    body = b""
-    placed = []
-    for _, sh_type, data in all_sections:
-        offset = ehsize + len(body)
-        placed.append(offset)
-        if sh_type != elf.SHT_NOBITS:
-            body += data + b"\0" * (-len(data) % 8)
-    shoff = ehsize + len(body)
-    shnum = len(all_sections) + 1
-    shstrndx = shnum - 1
-    zero = struct.pack(
-        shdr, 0, 0, 0, 0, 0, shnum if extended else 0, shstrndx if extended else 0, 0, 0, 0
-    )
-    table = zero
-    rows = zip(all_sections, name_offsets, placed, strict=True)
-    for (_, sh_type, data), name_off, offset in rows:
-        table += struct.pack(shdr, name_off, sh_type, 0, 0, offset, len(data), 0, 0, 1, 0)
-    ident = b"\x7fELF" + bytes([2 if bits == 64 else 1, 1 if little else 2, 1, osabi, abi_version])
-    ident += b"\0" * 7
-    rest = end + ("HHIQQQIHHHHHH" if bits == 64 else "HHIIIIIHHHHHH")
-    header = ident + struct.pack(
-        rest,
-        2,
-        machine,
-        version,
-        0,
-        0,
-        shoff,
-        flags,
-        ehsize,
-        0,
-        0,
-        shentsize,
-        0 if extended else shnum,
-        elf.SHN_XINDEX if extended else shstrndx,
-    )
-    assert len(header) == ehsize
-    return header + body + table
+from support.binaries import build_elf
 
 
 def parse(data: bytes) -> tuple[elf.ElfHeader, tuple[elf.ElfSection, ...]]:

@@ -16,56 +16,10 @@ from servewise.archs import Arch
 from servewise.errors import FormatError
 from servewise.formats import elf, fatbin
 from servewise.formats._reader import BytesReader
+from support.binaries import container, entry
 from support.paths import cuda_fixtures
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "cuda"
-
-
-def entry(
-    payload: bytes = b"\x7fELF" + b"\0" * 12,
-    *,
-    kind: int = fatbin.KIND_ELF,
-    arch: int = 90,
-    flags: int = 0x11,
-    header_size: int = 64,
-    stored: int | None = None,
-    uncompressed: int = 0,
-    version: int = fatbin.ENTRY_VERSION,
-    padded: int | None = None,
-    isa: tuple[int, int] = (1, 8),
-) -> bytes:
-    """An entry: header (``header_size`` bytes, extension filled like nvcc's) and padded payload."""
-    body = payload + b"\0" * (-len(payload) % 8)
-    padded_size = len(body) if padded is None else padded
-    stored_size = (len(payload) if flags & 0xA000 else 0) if stored is None else stored
-    head = struct.pack(
-        "<HHIQIIHHIIIQQQ",
-        kind,
-        version,
-        header_size,
-        padded_size,
-        stored_size,
-        64 if header_size > 64 else 0,
-        isa[1],
-        isa[0],
-        arch,
-        0,
-        0,
-        flags,
-        0,
-        uncompressed,
-    )
-    if header_size > 64:
-        extra = struct.pack("<II", 0x48, header_size - 72) + bytes(range(header_size - 72))
-        head += extra[: header_size - 64]
-    return head + body
-
-
-def container(*entries: bytes, fat_size: int | None = None, version: int = 1) -> bytes:
-    """A container holding ``entries``."""
-    body = b"".join(entries)
-    size = len(body) if fat_size is None else fat_size
-    return struct.pack("<IHHQ", fatbin.CONTAINER_MAGIC, version, 16, size) + body
 
 
 def parse(region: bytes) -> tuple[fatbin.FatbinContainer, ...]:

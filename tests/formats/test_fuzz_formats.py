@@ -5,15 +5,13 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 
-from formats.test_cubin import make_cubin
-from formats.test_elf import build_elf
-from formats.test_fatbin import container, entry
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from servewise.errors import FormatError
 from servewise.formats import cubin, elf, fatbin
 from servewise.formats._reader import BytesReader
+from support.binaries import build_elf, container, entry, make_cubin
 
 FUZZ = settings(max_examples=300, deadline=500, suppress_health_check=[HealthCheck.too_slow])
 

@@ -6,12 +6,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from formats.test_fatbin import container, entry
 
 from servewise.errors import UsageError
 from servewise.inspect.gate import VERDICTS, gate
 from servewise.inspect.scan import scan_build
 from servewise.knowledge.gpus import GpuCatalog, load_gpu_catalog
+from support.binaries import container, entry
 from support.paths import BAD_NIGHTLY as BAD
 from support.paths import CUDA, cuda_expected
 from support.paths import GOOD_NIGHTLY as GOOD
