@@ -15,9 +15,9 @@ from servewise.errors import FormatError
 from servewise.formats import cubin
 from servewise.formats._reader import BytesReader
 from support.binaries import build_elf, compat, make_cubin, note
-from support.paths import cuda_fixtures
+from support.paths import CUDA, cuda_fixtures
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "cuda"
+DATA = CUDA
 
 
 def info_of(data: bytes) -> cubin.CubinInfo:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,8 +12,9 @@ from hypothesis import strategies as st
 
 from servewise.archs import Arch
 from servewise.formats.evidence import MAX_NAME, Evidence, EvidenceCollector, header_arch
+from support.paths import CUDA
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "cuda"
+DATA = CUDA
 EXPECTED = json.loads((DATA / "expected.json").read_text())["files"]
 _KERNEL_NAME = re.compile(r"^sm\d+[af]?_")
 

@@ -17,9 +17,9 @@ from servewise.errors import FormatError
 from servewise.formats import elf, fatbin
 from servewise.formats._reader import BytesReader
 from support.binaries import container, entry
-from support.paths import cuda_fixtures
+from support.paths import CUDA, cuda_fixtures
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "cuda"
+DATA = CUDA
 
 
 def parse(region: bytes) -> tuple[fatbin.FatbinContainer, ...]:

@@ -6,7 +6,6 @@ import itertools
 import json
 import struct
 import tracemalloc
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,8 +15,9 @@ from hypothesis import strategies as st
 from servewise.formats import elf, fatbin
 from servewise.formats._reader import BytesReader
 from servewise.formats.stream import StreamFindings, StreamScanner
+from support.paths import CUDA
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "cuda"
+DATA = CUDA
 EXPECTED: dict[str, Any] = json.loads((DATA / "expected.json").read_text())["files"]
 NAMES = sorted(EXPECTED)
 _BYTES = {name: (DATA / name).read_bytes() for name in NAMES}
