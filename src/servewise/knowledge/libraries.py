@@ -224,6 +224,10 @@ class LibraryTable:
     def __contains__(self, ident: object) -> bool:
         return ident in self._by_id
 
+    def has(self, ident: str) -> bool:
+        """Whether ``ident`` is a known library id."""
+        return ident in self._by_id
+
     def get(self, ident: str) -> KnownLibrary:
         """The library with id ``ident``; an unknown id raises :class:`UsageError`."""
         library = self._by_id.get(ident)
