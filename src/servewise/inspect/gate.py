@@ -244,7 +244,7 @@ def gate(
                 reason=_reason(verdict, matching, library, gpu, known, required_by),
             )
         )
-    for name in sorted(wanted.keys() - satisfied - set(table.ids())):
+    for name in sorted(n for n in wanted.keys() - satisfied if not table.has(n)):
         raise UsageError(
             f"--require {name}: no library of that name in the build, and no known library id",
             hint="known ids: " + ", ".join(table.ids()) + "; or give a file name from "
