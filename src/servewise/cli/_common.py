@@ -1,0 +1,61 @@
+"""What every command module shares: the Typer app, common options, output and errors.
+
+stdout carries data (``--json`` prints JSON there); stderr carries progress,
+warnings and errors. Exit codes: 0 fine, 1 the check failed, 2 bad usage or
+unreadable input. A command module defines its commands on :data:`app`;
+``servewise.cli`` imports every module so they register.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from servewise.errors import ServewiseError
+
+app = typer.Typer(
+    name="servewise",
+    help="Get a large language model serving on your GPUs with vLLM or SGLang, "
+    "right the first time.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON to stdout.")]
+
+
+def out() -> Console:
+    """The console for data (stdout); wide when not a terminal, so tables do not wrap."""
+    return Console(file=sys.stdout, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+
+
+def err() -> Console:
+    """The console for progress, warnings and errors (stderr)."""
+    return Console(file=sys.stderr, stderr=True)
+
+
+def emit_json(data: Any) -> None:
+    """Print ``data`` as indented JSON on stdout."""
+    sys.stdout.write(json.dumps(data, indent=2) + "\n")
+
+
+def fail(error: ServewiseError, as_json: bool) -> NoReturn:
+    """Render an error (JSON on stdout, or text on stderr) and exit with its code."""
+    if as_json:
+        emit_json(error.to_dict())
+    else:
+        say("error", "bold red", error.message)
+        if error.hint:
+            say("hint", "dim", error.hint)
+    raise typer.Exit(error.exit_code)
+
+
+def say(label: str, style: str, text: str) -> None:
+    """One labelled line on stderr; the text is data, never read as markup."""
+    err().print(Text.assemble((f"{label}:", style), " ", text), highlight=False)
