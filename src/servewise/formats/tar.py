@@ -170,7 +170,7 @@ class TarWalker:
     ``skip`` (optional) moves the stream forward without reading, for seekable inputs.
     """
 
-    def __init__(self, stream: Stream, *, skip: Callable[[int], None] | None = None,
+    def __init__(self, stream: Stream, *, skip: Callable[[int], object] | None = None,
                  where: str = "tar archive") -> None:
         self._stream = stream
         self._skip_fn = skip

@@ -145,8 +145,8 @@ class Contents:
     """Things skipped or doubtful while reading."""
 
     def read_small(self, member: Member, limit: int) -> bytes:
-        """The first ``limit`` bytes of a member."""
-        return read_head(member, limit)
+        """The first ``limit`` bytes of a member; empty for one not kept after its layer's pass."""
+        return read_head(member, limit) if member.reader is not None else b""
 
 
 class Source(Protocol):
