@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from servewise.errors import FormatError, SourceError
+from servewise.errors import FormatError, IntegrityError, SourceError
 from servewise.formats import oci
 from servewise.sources.blobs import VerifiedBlob, layer_stream
 from servewise.sources.interface import CHUNK_SIZE, Contents, ScanFn, Unit
@@ -51,12 +51,17 @@ class LayerUnit:
             layer = layer_stream(raw, self.where, self.size)
             try:
                 result = read_layer(layer.stream, scan, self.where)
-            except FormatError as error:
-                raise SourceError(
-                    f"{self.where}: {error.message}",
-                    hint=error.hint or "the layer is not a readable tar archive",
-                    path=self.where,
-                ) from None
+            except (FormatError, SourceError) as error:
+                if isinstance(error, IntegrityError):
+                    raise
+                # Bytes that do not parse may simply not be the blob's: say so if they are not.
+                raw.drain()
+                if isinstance(error, FormatError):
+                    raise SourceError(
+                        error.message, path=self.where,
+                        hint=error.hint or "the layer is not a readable tar archive",
+                    ) from None
+                raise
             raw.drain()
         finally:
             raw.close()

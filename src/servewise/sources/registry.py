@@ -248,6 +248,12 @@ class RegistryClient:
         response.close()
         if status in (401, 403):
             return self._denied(status)
+        if status == 404 and what == "manifest" and "NAME_UNKNOWN" not in codes:
+            # distribution answers MANIFEST_UNKNOWN for an unknown repository too: ask its tags.
+            probe = self.request("GET", f"/v2/{self.access.repository}/tags/list", stream=True)
+            if probe.status_code == 404:
+                codes = [*codes, *_error_codes(probe)]
+            probe.close()
         if status == 404 and "NAME_UNKNOWN" in codes:
             return RegistryError(
                 f"{self._where()}: no such repository",

@@ -85,6 +85,8 @@ def _is_tar_file(ref: str) -> bool:
     path = Path(ref).expanduser()
     if not path.is_file():
         return False
+    if path.name.endswith((".tar.gz", ".tgz", ".tar.zst")):
+        return True  # the archive source says how to decompress it
     try:
         with open(path, "rb") as handle:
             head = handle.read(512)
