@@ -473,9 +473,8 @@ def resolve(client: RegistryClient, reference: ImageReference, platform: str | N
     return ResolvedImage(reference, index_digest, digest, doc, config)
 
 
-def image_source(client: RegistryClient, image: ResolvedImage, ref: str) -> ImageSource:
+def image_source(access: RegistryAccess, image: ResolvedImage, ref: str) -> ImageSource:
     """The :class:`ImageSource` for a resolved image; layers fetched by workers."""
-    access = client.current_access
     units = layer_units(image.manifest, lambda d: RegistryBlob(access, d.digest),
                         str(image.reference))
     metadata = image_metadata(str(image.reference), image.manifest_digest, image.manifest,
@@ -504,7 +503,7 @@ def open_image(ref: str, options: Any) -> ImageSource:
     with RegistryClient.connect(reference, insecure=bool(getattr(options, "insecure", False))
                                 ) as client:
         image = resolve(client, reference, getattr(options, "platform", None))
-        return image_source(client, image, ref)
+        return image_source(client.current_access, image, ref)
 
 
 __all__ = ["DocumentCache", "RegistryAccess", "RegistryBlob", "RegistryClient", "ResolvedImage",
