@@ -336,7 +336,3 @@ def _eflags_arch(prefix: bytes) -> str | None:
         return None
     return f"sm_{number}" if number else None
 
-
-def is_gpu_object(prefix: bytes) -> bool:
-    """Whether a file's first bytes may start GPU code: an ELF file or a fatbin container."""
-    return prefix.startswith(_ELF_MAGIC) or prefix.startswith(fatbin.CONTAINER_MAGIC_BYTES)

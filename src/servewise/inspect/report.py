@@ -215,6 +215,10 @@ class BuildReport:
             if package and package.lower().replace("_", "-") in ENGINE_PACKAGES:
                 return {"package": package, "version": library.provenance.package_version or ""}
         return None
+    files_listed: int = 0
+    """Regular files the source listed."""
+    files_read: int = 0
+    """Files scanned for GPU code (read now or taken from the store)."""
 
     def library(self, path: str) -> LibraryReport:
         """The library at ``path`` (KeyError when absent)."""
@@ -234,4 +238,6 @@ class BuildReport:
             "metadata": self.metadata,
             "engine": self.engine,
             "units": self.units.to_dict(),
+            "files_listed": self.files_listed,
+            "files_read": self.files_read,
         }

@@ -13,8 +13,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import posixpath
+import signal
 from collections.abc import Callable, Generator, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import Any
@@ -28,6 +28,7 @@ from servewise.errors import (
     SourceError,
 )
 from servewise.formats.evidence import header_arch
+from servewise.formats.magic import PREFIX_BYTES, describe_prefix, object_kind
 from servewise.formats.stream import StreamFindings, StreamScanner
 from servewise.inspect.provenance import provenance_for
 from servewise.inspect.report import (
@@ -37,7 +38,7 @@ from servewise.inspect.report import (
     LibraryScan,
     UnitCounts,
 )
-from servewise.sources import Source, SourceOptions, Unit, open_source
+from servewise.sources import BuildSource, Member, Source, SourceOptions, Unit, open_source
 from servewise.store import Store
 
 #: Bump when what a scan records changes: older cached results are then ignored.
@@ -111,6 +112,11 @@ def scan_chunks(chunks: Iterator[bytes]) -> dict[str, Any]:
     return findings_to_scan(scanner.finish()).to_dict()
 
 
+def _not_an_object() -> LibraryScan:
+    """The scan of a file whose first bytes say it holds no GPU code servewise can read."""
+    return LibraryScan(containers=0, entries=(), dispatch={}, git_hashes=(), host_machine=None)
+
+
 def read_unit(unit: Unit) -> dict[str, Any]:
     """Read one unit; runs in worker processes, returns plain data.
 
@@ -139,8 +145,23 @@ def _raise_unit_error(unit: Unit, error: dict[str, Any]) -> None:
     raise kind(message, hint=error.get("hint"), **fields)
 
 
+def _read_numbered(item: tuple[int, Unit]) -> tuple[int, dict[str, Any]]:
+    """:func:`read_unit` for a pool: the unit's number travels with its result."""
+    number, unit = item
+    return number, read_unit(unit)
+
+
+def _ignore_interrupts() -> None:
+    """Worker start-up: Ctrl-C reaches the whole process group; only the parent acts on it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _outcomes(todo: list[Unit], workers: int) -> Generator[tuple[Unit, dict[str, Any]]]:
-    """Read units, largest first, on ``workers`` processes when that pays off."""
+    """Read units, largest first, on ``workers`` processes when that pays off.
+
+    When the consumer stops early (a unit error) or is interrupted (Ctrl-C), the
+    worker processes are terminated at once, so none outlives the scan.
+    """
     todo = sorted(todo, key=lambda u: u.size, reverse=True)
     use_pool = workers > 1 and len(todo) > 1 and sum(u.size for u in todo) >= PARALLEL_THRESHOLD
     if not use_pool:
@@ -148,23 +169,28 @@ def _outcomes(todo: list[Unit], workers: int) -> Generator[tuple[Unit, dict[str,
             yield unit, read_unit(unit)
         return
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context) as pool:
-        futures: dict[Future[dict[str, Any]], Unit] = {
-            pool.submit(read_unit, unit): unit for unit in todo
-        }
-        try:
-            for future in as_completed(futures):
-                yield futures[future], future.result()
-        finally:
-            for future in futures:
-                future.cancel()
+    pool = context.Pool(min(workers, len(todo)), initializer=_ignore_interrupts)
+    finished = False
+    try:
+        for number, outcome in pool.imap_unordered(_read_numbered, list(enumerate(todo))):
+            yield todo[number], outcome
+        finished = True
+    finally:
+        if finished:
+            pool.close()
+        else:
+            pool.terminate()
+        pool.join()
 
 
 def _run_units(
-    todo: list[Unit], workers: int, progress: ProgressCallback | None, base_done: int,
-    total: int,
+    todo: list[Unit], workers: int, store: Store | None, progress: ProgressCallback | None,
+    base_done: int, total: int,
 ) -> dict[str, dict[str, Any]]:
-    """Results by unit key; the first unit error is raised."""
+    """Results by unit key, each saved in the store as it arrives.
+
+    The first unit error is raised; what was saved before it stays saved.
+    """
     results: dict[str, dict[str, Any]] = {}
     done = base_done
     with closing(_outcomes(todo, workers)) as outcomes:
@@ -172,6 +198,8 @@ def _run_units(
             if "error" in outcome:
                 _raise_unit_error(unit, outcome["error"])
             results[unit.key] = outcome["result"]
+            if store is not None:
+                store.put_scan(unit.key, SCANNER_VERSION, outcome["result"])
             done += unit.size
             if progress:
                 progress(ScanProgress(done, total, unit.label))
@@ -230,10 +258,7 @@ def scan_build(
     done = total - sum(unit.size for unit in todo)
     if progress:
         progress(ScanProgress(done, total, "(from the store)" if done else ""))
-    fresh = _run_units(todo, workers or os.cpu_count() or 1, progress, done, total)
-    if store is not None:
-        for unit in todo:
-            store.put_scan(unit.key, SCANNER_VERSION, fresh[unit.key])
+    fresh = _run_units(todo, workers or os.cpu_count() or 1, store, progress, done, total)
     if memory is not None:
         memory.update(fresh)
     contents = source.contents({**cached, **fresh})
@@ -245,7 +270,7 @@ def scan_build(
     for member in sorted(scanned, key=lambda m: m.path):
         data = contents.scans[member.path]
         if data is None:
-            notes.append(f"{member.path}: not an ELF file, skipped")
+            _skip_unreadable(source, contents, member, notes, is_object=False)
             continue
         try:
             scan = LibraryScan.from_dict(data)
@@ -255,7 +280,7 @@ def scan_build(
                 hint="run again with --no-cache",
             ) from None
         if scan.host_machine is None and not scan.entries:
-            notes.append(f"{member.path}: not an ELF file, skipped")
+            _skip_unreadable(source, contents, member, notes, is_object=True)
             continue
         libraries.append(
             LibraryReport(
@@ -278,9 +303,35 @@ def scan_build(
         libraries=tuple(libraries),
         notes=tuple(notes),
         scanned_bytes=sum(unit.size for unit in todo),
+        files_listed=len(contents.members),
+        files_read=len(scanned),
         metadata=source.metadata(),
         units=UnitCounts(_unit_kind(source.kind), len(todo), len(units) - len(todo)),
     )
+
+
+def _skip_unreadable(source: Source, contents: BuildSource, member: Member,
+                     notes: list[str], *, is_object: bool) -> None:
+    """A member with no GPU code servewise can read: a note in a build, an error if named alone."""
+    if member.reader is None:  # an image member: its bytes went by in its layer's pass
+        notes.append(f"{member.path}: " + ("no GPU code servewise can read, skipped"
+                                           if is_object else "not an ELF file, skipped"))
+        return
+    prefix = contents.read_small(member, PREFIX_BYTES)
+    kind = object_kind(prefix)
+    if kind is not None:
+        notes.append(f"{member.path}: {kind} without GPU code servewise can read, skipped")
+        return
+    if source.kind == "file":
+        raise SourceError(
+            f"{source.ref} is not an ELF object, an archive or a cubin "
+            f"(starts with {describe_prefix(prefix)})",
+            hint="give a shared library (.so), a cubin, or a whole build: a site-packages "
+            "folder, a virtual environment, a wheel (.whl) or an image",
+            path=source.ref,
+            found=describe_prefix(prefix),
+        )
+    notes.append(f"{member.path}: not an ELF file, skipped")
 
 
 def _unit_kind(source_kind: str) -> str:

@@ -16,7 +16,7 @@ OCI layout. Reading one takes two steps:
 
 The scan function is given by the caller (``inspect``), so sources never depend on
 the operations above them; a source decides from a member's first bytes, with
-:func:`~servewise.formats.stream.is_gpu_object`, whether a member is worth scanning.
+:func:`~servewise.formats.magic.object_kind`, whether a member is worth scanning.
 """
 
 from __future__ import annotations
@@ -31,9 +31,6 @@ CANDIDATE_RE = re.compile(r"\.(?:so(?:\.\d+)*|cubin|fatbin)$")
 
 #: Bytes per read when streaming a member.
 CHUNK_SIZE = 4 * 2**20
-
-#: First bytes a source reads to decide whether a member may hold GPU code.
-HEAD_SIZE = 64
 
 #: The scan a unit runs on one library's bytes: JSON-ready findings.
 ScanFn = Callable[[Iterator[bytes]], dict[str, Any]]
@@ -181,7 +178,7 @@ def member_unit_result(scan: dict[str, Any] | None) -> dict[str, Any]:
 
 
 __all__ = [
-    "CANDIDATE_RE", "CHUNK_SIZE", "HEAD_SIZE", "BuildSource", "CapturedBytes", "Contents",
+    "CANDIDATE_RE", "CHUNK_SIZE", "BuildSource", "CapturedBytes", "Contents",
     "Member", "MemberReader", "ScanFn", "Source", "Unit", "is_candidate", "member_chunks",
     "member_unit_result", "read_head",
 ]

@@ -3,7 +3,8 @@
 :func:`read_layer` walks a layer once. It keeps, for each member that matters —
 libraries by name, ``*.dist-info`` metadata, Python version files, shipped kernel
 headers, links, whiteouts — a short entry; it scans libraries whose first bytes
-are ELF or fatbin as they stream past, and keeps small metadata files (at most
+are an ELF object, an archive or a fatbin (:mod:`servewise.formats.magic`) as they
+stream past, and keeps small metadata files (at most
 64 MiB of any member is held). Everything else is decompressed and dropped. The
 result is plain JSON: it is what the store caches per layer digest.
 
@@ -25,10 +26,9 @@ from servewise.errors import SourceError
 from servewise.formats import tar
 from servewise.formats.distinfo import dist_info_file
 from servewise.formats.evidence import header_arch
-from servewise.formats.stream import is_gpu_object
+from servewise.formats.magic import PREFIX_BYTES, object_kind
 from servewise.sources.interface import (
     CHUNK_SIZE,
-    HEAD_SIZE,
     CapturedBytes,
     Member,
     ScanFn,
@@ -128,9 +128,10 @@ def read_layer(stream: tar.Stream, scan: ScanFn, where: str) -> dict[str, Any]:
             notes.append(f"{path}: a sparse file in the layer, not read")
             continue
         if is_candidate(path):
-            head = walker.read(HEAD_SIZE)
+            head = walker.read(PREFIX_BYTES)
             scans[path] = (
-                scan(chain([head], walker.chunks(CHUNK_SIZE))) if is_gpu_object(head) else None
+                scan(chain([head], walker.chunks(CHUNK_SIZE)))
+                if object_kind(head) is not None else None
             )
         elif dist_info_file(path) is not None:
             if entry.size <= METADATA_LIMIT:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from servewise.errors import SourceError
+from servewise.formats.magic import PREFIX_BYTES
 from servewise.sources.interface import CHUNK_SIZE, Member
 from servewise.sources.members import MemberSource
 
@@ -47,10 +48,14 @@ class FileReader:
 
 
 def _chunks_of(handle: BinaryIO, path: str, chunk_size: int) -> Iterator[bytes]:
+    # The first read is tiny: a reader that decides from the magic alone whether a file can
+    # hold GPU code stops there, whatever the file's size.
+    size = min(chunk_size, PREFIX_BYTES)
     with handle:
         while True:
             try:
-                chunk = handle.read(chunk_size)
+                chunk = handle.read(size)
+                size = chunk_size
             except OSError as error:
                 raise SourceError(
                     f"cannot read {path}: {error.strerror}", path=path, hint="check the disk"

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
-from servewise.formats.stream import is_gpu_object
+from servewise.formats.magic import PREFIX_BYTES, object_kind
 from servewise.sources.interface import (
     CHUNK_SIZE,
-    HEAD_SIZE,
     Contents,
     Member,
     MemberReader,
@@ -36,13 +35,17 @@ class MemberUnit:
     reader: MemberReader
 
     def read(self, scan: ScanFn) -> dict[str, Any]:
-        """Scan the file when its first bytes start an ELF file or a fatbin."""
+        """Scan the file when its first bytes start an ELF object, an archive or a fatbin."""
         chunks: Iterator[bytes] = self.reader.chunks(CHUNK_SIZE)
         try:
-            first = next(chunks, b"")
-            if not is_gpu_object(first[:HEAD_SIZE]):
+            head: list[bytes] = []
+            for chunk in chunks:
+                head.append(chunk)
+                if sum(len(part) for part in head) >= PREFIX_BYTES:
+                    break
+            if object_kind(b"".join(head)[:PREFIX_BYTES]) is None:
                 return member_unit_result(None)
-            return member_unit_result(scan(chain([first], chunks)))
+            return member_unit_result(scan(chain(head, chunks)))
         finally:
             close = getattr(chunks, "close", None)
             if close is not None:
