@@ -21,6 +21,7 @@ from servewise.inspect.tags import (
     save_documents,
 )
 from servewise.sources import SourceOptions
+from servewise.sources.pypi import Release, index_url, open_release, parse_pypi_ref, releases
 from servewise.sources.registry import (
     RegistryAccess,
     RegistryClient,
@@ -81,6 +82,27 @@ def image_series(repo: str, *, match: str | None, options: SourceOptions,
     return series
 
 
+def version_series(ref: str, *, match: str | None, options: SourceOptions) -> Series:
+    """The versions of ``pypi:NAME`` (matching ``match``) that have a wheel for the platform."""
+    name, _ = parse_pypi_ref(ref)
+    pattern = compile_match(match)
+    series = Series("versions", [])
+    for release in releases(name, index_url(options.index_url), options.platform):
+        if pattern is not None and not pattern.search(release.version):
+            continue
+        if release.wheel is None:
+            series.notes.append(f"{name} {release.version} left out: no wheel for the platform")
+            continue
+        series.candidates.append(_release_candidate(release, options.platform))
+    return series
+
+
+def _release_candidate(release: Release, platform: str | None) -> Candidate:
+    ref = f"pypi:{release.name}=={release.version}"
+    return Candidate(label=release.version, ref=ref, created=release.uploaded,
+                     open=lambda: open_release(release, ref, platform))
+
+
 def series_for(refs: list[str], *, match: str | None, options: SourceOptions,
                store: Store | None) -> Series:
     """The series the REFs name (see the module's docstring)."""
@@ -91,8 +113,6 @@ def series_for(refs: list[str], *, match: str | None, options: SourceOptions,
     if len(refs) == 1:
         ref = refs[0]
         if ref.startswith("pypi:") and "==" not in ref:
-            from servewise.inspect.versions import version_series
-
             return version_series(ref, match=match, options=options)
         if not looks_like_path(ref) and not ref.startswith(("http://", "https://", "oci:",
                                                            "docker-archive:", "oci-archive:")):
@@ -111,4 +131,4 @@ def series_for(refs: list[str], *, match: str | None, options: SourceOptions,
     return Series("list", [Candidate(label=ref, ref=ref) for ref in refs])
 
 
-__all__ = ["Series", "image_series", "series_for"]
+__all__ = ["Series", "image_series", "series_for", "version_series"]

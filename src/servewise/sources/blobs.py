@@ -79,6 +79,11 @@ class ChunkStream:
         self._buf = self._buf[size:]
         return out
 
+    def unread(self, data: bytes) -> None:
+        """Put bytes back in front of the stream (what a decompressor read too far)."""
+        if data:
+            self._buf = memoryview(bytes(data) + bytes(self._buf))
+
     def readinto(self, target: Any) -> int:
         """File-object protocol for decompressors that want it."""
         view = memoryview(target).cast("B")

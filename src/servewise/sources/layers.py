@@ -18,9 +18,10 @@ folder of that name. Entries in the layer that holds a whiteout are not affected
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any
+from typing import Any, Protocol
 
 from servewise.errors import SourceError
 from servewise.formats import tar
@@ -80,78 +81,134 @@ def _matters(path: str) -> bool:
     )
 
 
-def read_layer(stream: tar.Stream, scan: ScanFn, where: str) -> dict[str, Any]:
-    """Walk one layer's tar stream; the JSON-ready entries, scans and small files."""
-    walker = tar.TarWalker(stream, where=where)
-    entries: dict[str, list[Any]] = {}
-    scans: dict[str, dict[str, Any] | None] = {}
-    small: dict[str, bytes] = {}
-    pending: dict[str, bytes] = {}
-    pending_bytes = 0
-    notes: list[str] = []
-    count = 0
-    for entry in walker:
-        count += 1
-        path = normalize(entry.name, where)
-        if path is None:
-            continue
+class EntryData(Protocol):
+    """The data of the member a walker is at."""
+
+    def read(self, size: int) -> bytes:
+        """Up to ``size`` bytes."""
+        ...
+
+    def chunks(self, size: int) -> Iterator[bytes]:
+        """The rest, in pieces."""
+        ...
+
+    def read_all(self, limit: int) -> bytes:
+        """The rest, at most ``limit`` bytes."""
+        ...
+
+
+class PassCollector:
+    """What one pass over an archive's members keeps: the entries that matter, scans, small files.
+
+    Fed member by member, in archive order, by a tar walker (layers) or a zip stream
+    walker (wheels served without range requests).
+    """
+
+    def __init__(self, scan: ScanFn) -> None:
+        self._scan = scan
+        self.entries: dict[str, list[Any]] = {}
+        self.scans: dict[str, dict[str, Any] | None] = {}
+        self.small: dict[str, bytes] = {}
+        self._pending: dict[str, bytes] = {}
+        self._pending_bytes = 0
+        self.notes: list[str] = []
+        self.count = 0
+
+    def marker(self, path: str) -> bool:
+        """Record ``path`` if it is a whiteout or opaque marker; whether it was one."""
         folder, base = posixpath.split(path)
-        if base.startswith(_WHITEOUT):
-            if base == _OPAQUE:
-                entries[path] = [OPAQUE, folder, 0, None]
-            elif not base.startswith(_WHITEOUT + _WHITEOUT):  # AUFS internals: ignored
-                entries[path] = [WHITEOUT, posixpath.join(folder, base[len(_WHITEOUT):]), 0, None]
-            continue
+        if not base.startswith(_WHITEOUT):
+            return False
+        if base == _OPAQUE:
+            self.entries[path] = [OPAQUE, folder, 0, None]
+        elif not base.startswith(_WHITEOUT + _WHITEOUT):  # AUFS internals: ignored
+            self.entries[path] = [WHITEOUT, posixpath.join(folder, base[len(_WHITEOUT):]), 0,
+                                  None]
+        return True
+
+    def _forget(self, path: str) -> None:
         # A later entry for the same path replaces an earlier one, as extraction does.
-        entries.pop(path, None)
-        scans.pop(path, None)
-        small.pop(path, None)
-        if entry.kind == tar.SYMLINK:
-            entries[path] = [SYMLINK, path, 0, entry.linkname]
-            continue
-        if entry.kind == tar.HARDLINK:
-            target = normalize(entry.linkname, where)
-            if target is not None and _matters(path):
-                if target in entries and entries[target][0] == FILE:
-                    entries[path] = [FILE, path, entries[target][2], None]
-                    if target in scans:
-                        scans[path] = scans[target]
-                    if target in small:
-                        small[path] = small[target]
-                else:
-                    entries[path] = [HARDLINK, path, 0, target]
-            continue
-        if entry.kind not in (tar.REGULAR, tar.SPARSE) or not _matters(path):
-            continue
-        entries[path] = [FILE, path, entry.size, None]
-        if entry.kind == tar.SPARSE:
-            notes.append(f"{path}: a sparse file in the layer, not read")
-            continue
-        if is_candidate(path):
-            head = walker.read(PREFIX_BYTES)
-            scans[path] = (
-                scan(chain([head], walker.chunks(CHUNK_SIZE)))
+        self.entries.pop(path, None)
+        self.scans.pop(path, None)
+        self.small.pop(path, None)
+
+    def symlink(self, path: str, target: str) -> None:
+        """A symbolic link (never followed)."""
+        self._forget(path)
+        self.entries[path] = [SYMLINK, path, 0, target]
+
+    def hardlink(self, path: str, target: str) -> None:
+        """A hard link: the same content as ``target`` (resolved later if not in this pass)."""
+        self._forget(path)
+        if not _matters(path):
+            return
+        if target in self.entries and self.entries[target][0] == FILE:
+            self.entries[path] = [FILE, path, self.entries[target][2], None]
+            if target in self.scans:
+                self.scans[path] = self.scans[target]
+            if target in self.small:
+                self.small[path] = self.small[target]
+        else:
+            self.entries[path] = [HARDLINK, path, 0, target]
+
+    def file(self, path: str, size: int, data: EntryData | None) -> None:
+        """A regular file; ``data`` is ``None`` when its bytes cannot be read (sparse)."""
+        self._forget(path)
+        if not _matters(path):
+            return
+        self.entries[path] = [FILE, path, size, None]
+        if data is None:
+            self.notes.append(f"{path}: a sparse file, not read")
+        elif is_candidate(path):
+            head = data.read(PREFIX_BYTES)
+            self.scans[path] = (
+                self._scan(chain([head], data.chunks(CHUNK_SIZE)))
                 if object_kind(head) is not None else None
             )
         elif dist_info_file(path) is not None:
-            if entry.size <= METADATA_LIMIT:
-                small[path] = walker.read_all(METADATA_LIMIT)
+            if size <= METADATA_LIMIT:
+                self.small[path] = data.read_all(METADATA_LIMIT)
             else:
-                notes.append(f"{path}: {entry.size} bytes, larger than servewise reads")
-        elif (posixpath.basename(path) in VERSION_FILES and entry.size <= SMALL_LIMIT
-              and pending_bytes + entry.size <= PENDING_LIMIT):
-            pending[path] = walker.read_all(SMALL_LIMIT)
-            pending_bytes += entry.size
-    folders = {posixpath.dirname(p) for p in scans}
-    small.update({p: data for p, data in pending.items() if posixpath.dirname(p) in folders})
-    return {
-        "entries": list(entries.values()),
-        "scans": scans,
-        "small": {path: data.decode("latin-1") for path, data in small.items()},
-        "notes": notes,
-        "members": count,
-        "tar_bytes": walker.position,
-    }
+                self.notes.append(f"{path}: {size} bytes, larger than servewise reads")
+        elif (posixpath.basename(path) in VERSION_FILES and size <= SMALL_LIMIT
+              and self._pending_bytes + size <= PENDING_LIMIT):
+            self._pending[path] = data.read_all(SMALL_LIMIT)
+            self._pending_bytes += size
+
+    def result(self) -> dict[str, Any]:
+        """JSON-ready: version files are kept only beside a library of the same pass."""
+        folders = {posixpath.dirname(p) for p in self.scans}
+        small = {**self.small, **{p: data for p, data in self._pending.items()
+                                  if posixpath.dirname(p) in folders}}
+        return {
+            "entries": list(self.entries.values()),
+            "scans": self.scans,
+            "small": {path: data.decode("latin-1") for path, data in small.items()},
+            "notes": self.notes,
+            "members": self.count,
+        }
+
+
+def read_layer(stream: tar.Stream, scan: ScanFn, where: str) -> dict[str, Any]:
+    """Walk one layer's tar stream; the JSON-ready entries, scans and small files."""
+    walker = tar.TarWalker(stream, where=where)
+    collector = PassCollector(scan)
+    for entry in walker:
+        collector.count += 1
+        path = normalize(entry.name, where)
+        if path is None or collector.marker(path):
+            continue
+        if entry.kind == tar.SYMLINK:
+            collector.symlink(path, entry.linkname)
+        elif entry.kind == tar.HARDLINK:
+            target = normalize(entry.linkname, where)
+            if target is not None:
+                collector.hardlink(path, target)
+        elif entry.kind == tar.REGULAR:
+            collector.file(path, entry.size, walker)
+        elif entry.kind == tar.SPARSE:
+            collector.file(path, entry.size, None)
+    return {**collector.result(), "tar_bytes": walker.position}
 
 
 @dataclass
@@ -245,4 +302,5 @@ def merge_layers(layers: list[tuple[str, dict[str, Any]]]) -> MergedLayers:
     return merged
 
 
-__all__ = ["MergedLayers", "merge_layers", "normalize", "read_layer"]
+__all__ = ["EntryData", "MergedLayers", "PassCollector", "merge_layers", "normalize",
+           "read_layer"]

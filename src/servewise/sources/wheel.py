@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
@@ -188,12 +188,22 @@ class ByteStream(Protocol):
         ...
 
 
-def inflate_entry(
-    stream: ByteStream, where: str, offset: int, csize: int, usize: int, method: int,
-    chunk_size: int,
-) -> Iterator[bytes]:
-    """Inflate one entry from ``stream``, positioned at its local header."""
-    header = stream.read(30)
+def read_exact(stream: ByteStream, size: int) -> bytes:
+    """``size`` bytes, fewer only at the end of the stream."""
+    parts: list[bytes] = []
+    got = 0
+    while got < size:
+        chunk = stream.read(size - got)
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def local_header(stream: ByteStream, where: str, offset: int) -> bytes:
+    """Read one local file header and its name and extra field; the 30 fixed bytes."""
+    header = read_exact(stream, 30)
     if len(header) != 30 or not header.startswith(_LOCAL):
         raise SourceError(
             f"{where}: no local file header at offset {offset:#x}",
@@ -202,14 +212,35 @@ def inflate_entry(
             offset=offset,
         )
     name_len, extra_len = struct.unpack_from("<HH", header, 26)
-    skip = name_len + extra_len
-    while skip:
-        got = stream.read(min(skip, 65536))
-        if not got:
-            raise _truncated(where, 0, csize)
-        skip -= len(got)
-    remaining = csize
+    if len(read_exact(stream, name_len + extra_len)) != name_len + extra_len:
+        raise _truncated(where, 0, name_len + extra_len)
+    return header
+
+
+def inflate_entry(
+    stream: ByteStream, where: str, offset: int, csize: int, usize: int, method: int,
+    chunk_size: int,
+) -> Iterator[bytes]:
+    """Inflate one entry from ``stream``, positioned at its local header."""
+    local_header(stream, where, offset)
+    return inflate_data(stream, where, csize, usize, method, chunk_size)
+
+
+def inflate_data(
+    stream: ByteStream, where: str, csize: int, usize: int, method: int, chunk_size: int,
+    unread: Callable[[bytes], None] | None = None,
+) -> Iterator[bytes]:
+    """An entry's data after its local header; a size of -1 is unknown (a data descriptor follows).
+
+    With an unknown ``csize`` (a streamed archive's data descriptor), what the inflater
+    read past the end is handed back through ``unread``.
+    """
+    known = csize >= 0
+    remaining = csize if known else 1 << 62
     if method == zipfile.ZIP_STORED:
+        if not known:
+            raise SourceError(f"{where}: a stored entry of unknown size cannot be streamed",
+                              hint="download the wheel and read the file", path=where)
         while remaining:
             data = stream.read(min(chunk_size, remaining))
             if not data:
@@ -219,15 +250,19 @@ def inflate_entry(
         return
     inflater = isal_zlib.decompressobj(-15)
     produced = 0
-    limit = max(usize, 1)
+    consumed = 0
+    limit = max(usize, 1) if usize >= 0 else 1 << 62
     read_size = max(chunk_size // 4, 65536)
     while not inflater.eof:
         pending = inflater.unconsumed_tail
         if not pending and remaining:
             pending = stream.read(min(read_size, remaining))
             if not pending:
+                if not known:
+                    raise _truncated(where, consumed, consumed + 1)
                 raise _truncated(where, csize - remaining, csize)
             remaining -= len(pending)
+            consumed += len(pending)
         try:
             out = inflater.decompress(pending, chunk_size)
         except _INFLATE_ERROR as error:
@@ -240,7 +275,8 @@ def inflate_entry(
             # All input consumed, nothing more to drain, and the stream is not finished.
             raise _truncated(where, csize, csize)
         produced += len(out)
-        if produced > limit or produced > MAX_RATIO * max(csize, 1):
+        bound = MAX_RATIO * max(csize if known else consumed + read_size, 1)
+        if produced > limit or produced > bound:
             raise ArchiveLimitError(
                 f"{where} inflates beyond the {usize} bytes its directory entry declares",
                 hint="the archive is damaged or a zip bomb; it was not read further",
@@ -249,7 +285,9 @@ def inflate_entry(
             )
         if out:
             yield out
-    if produced != usize:
+    if unread is not None and inflater.unused_data:
+        unread(inflater.unused_data)
+    if usize >= 0 and produced != usize:
         raise SourceError(
             f"{where}: inflated to {produced} bytes, the directory says {usize}",
             hint="the archive is damaged; download it again",
