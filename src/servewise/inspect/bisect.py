@@ -214,7 +214,11 @@ def _key(library: LibraryReport) -> str:
 
 
 def compare(before: Probe, after: Probe) -> tuple[LibraryChange, ...]:
-    """Library by library, what changed across the boundary (changed ones only)."""
+    """Library by library, what changed across the boundary.
+
+    Kept: libraries that lost or gained an arch, changed verdict, appeared or went,
+    or whose own version or git hashes changed; first those whose verdict changed.
+    """
     from servewise.inspect.report import sort_archs
 
     old = {_key(lib): lib for lib in before.report.libraries}
@@ -230,8 +234,12 @@ def compare(before: Probe, after: Probe) -> tuple[LibraryChange, ...]:
         lost = {k: sort_archs(archs_a[k] - archs_b[k]) for k in archs_a}
         gained = {k: sort_archs(archs_b[k] - archs_a[k]) for k in archs_b}
         va, vb = verdicts_before.get(key), verdicts_after.get(key)
+        # A new package version alone moves every library of the package: not evidence.
+        own = (a is not None and b is not None
+               and (a.provenance.bundled_version, a.provenance.git_hashes)
+               != (b.provenance.bundled_version, b.provenance.git_hashes))
         same = (a is not None and b is not None and not any(lost.values())
-                and not any(gained.values()) and _provenance(a) == _provenance(b)
+                and not any(gained.values()) and not own
                 and (va.verdict if va else None) == (vb.verdict if vb else None))
         if same:
             continue

@@ -53,6 +53,28 @@ def inspect_table(report: BuildReport) -> Table:
     return table
 
 
+def source_line(report: BuildReport) -> Text | None:
+    """One line about where the build came from: image digest and date, wheel URL, engine."""
+    meta = report.metadata
+    parts: list[str] = []
+    if meta.get("digest") or meta.get("image_id"):
+        parts.append(f"{report.source_kind} {meta.get('reference', report.ref)}")
+        parts.append(f"digest {meta.get('digest') or meta.get('image_id')}")
+        if meta.get("platform"):
+            parts.append(str(meta["platform"]))
+        if meta.get("created"):
+            parts.append(f"created {meta['created']}")
+    elif meta.get("url"):
+        parts.append(f"wheel {meta.get('filename') or meta['url']}")
+        if meta.get("uploaded"):
+            parts.append(f"uploaded {meta['uploaded']}")
+    if report.engine:
+        parts.append(f"engine {report.engine['package']} {report.engine['version']}")
+    if report.units.kind == "layer":
+        parts.append(f"layers read {report.units.read}, from the store {report.units.cached}")
+    return Text(" · ".join(parts)) if parts else None
+
+
 def entries_table(library: LibraryReport) -> Table:
     """Every compiled image of one library, in file order."""
     table = Table(title=library.path, title_justify="left")
