@@ -43,8 +43,8 @@ def test_gate_doc_names_every_option() -> None:
                     assert option in GATE_DOC or option in README, (command, option)
 
 
-def _readme_examples() -> list[list[str]]:
-    section = README.split("### Examples", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+def _readme_examples(text: str = README) -> list[list[str]]:
+    section = text.split("### Examples", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
     examples = []
     for line in section.splitlines():
         if line.startswith(".venv/bin/servewise"):
@@ -53,7 +53,10 @@ def _readme_examples() -> list[list[str]]:
     return examples
 
 
-@pytest.mark.parametrize("argv", _readme_examples())
+BISECT_DOC = (ROOT / "docs" / "bisect.md").read_text()
+
+
+@pytest.mark.parametrize("argv", _readme_examples() + _readme_examples(BISECT_DOC))
 def test_readme_examples_run(
     argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

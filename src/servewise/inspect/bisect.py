@@ -213,6 +213,13 @@ def _key(library: LibraryReport) -> str:
     return library.provenance.library_id or library.path
 
 
+def _own(library: LibraryReport) -> tuple[str | None, tuple[str, ...]]:
+    """The library's own version and commits, apart from its package's version."""
+    p = library.provenance
+    bundled = p.bundled_version if p.bundled_version != p.package_version else None
+    return bundled, p.git_hashes
+
+
 def compare(before: Probe, after: Probe) -> tuple[LibraryChange, ...]:
     """Library by library, what changed across the boundary.
 
@@ -235,9 +242,7 @@ def compare(before: Probe, after: Probe) -> tuple[LibraryChange, ...]:
         gained = {k: sort_archs(archs_b[k] - archs_a[k]) for k in archs_b}
         va, vb = verdicts_before.get(key), verdicts_after.get(key)
         # A new package version alone moves every library of the package: not evidence.
-        own = (a is not None and b is not None
-               and (a.provenance.bundled_version, a.provenance.git_hashes)
-               != (b.provenance.bundled_version, b.provenance.git_hashes))
+        own = a is not None and b is not None and _own(a) != _own(b)
         same = (a is not None and b is not None and not any(lost.values())
                 and not any(gained.values()) and not own
                 and (va.verdict if va else None) == (vb.verdict if vb else None))

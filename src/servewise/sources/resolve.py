@@ -24,11 +24,13 @@ a ``.whl`` or ``.zip`` file; any other file or folder
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from servewise.errors import SourceError
+from servewise.errors import FormatError, SourceError, UsageError
+from servewise.formats.oci import parse_platform
 from servewise.sources.interface import Source
 
 
@@ -42,6 +44,23 @@ class SourceOptions:
     """Allow plain HTTP and unverified TLS for registries that are not on this machine."""
     index_url: str | None = None
     """Package index for ``pypi:`` REFs (PEP 503/691 simple API); ``None``: PyPI."""
+
+    def __post_init__(self) -> None:
+        platform = self.platform
+        if platform is None:
+            return
+        if "/" in platform:
+            try:
+                parse_platform(platform)
+            except FormatError as error:
+                raise UsageError(f"--platform {platform!r}: {error.expected}", found=platform,
+                                 hint=error.hint) from None
+        elif not re.fullmatch(r"(?:many|musl)?linux\w*_[a-z0-9_]+|any", platform):
+            raise UsageError(
+                f"--platform {platform!r} is neither os/arch nor a wheel platform tag",
+                hint="e.g. --platform linux/arm64, or manylinux_2_28_aarch64 for a wheel",
+                found=platform,
+            )
 
 
 @dataclass(frozen=True)
