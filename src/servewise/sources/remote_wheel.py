@@ -119,6 +119,9 @@ class RangeFile(io.RawIOBase):
         for at, piece in self._pieces:
             if at <= start and end <= at + len(piece):
                 return piece[start - at : end - at]
+        for at, piece in self._pieces:
+            if start < at < end <= at + len(piece):  # the end is cached: fetch the rest only
+                return self.fetch(start, at) + piece[: end - at]
         try:
             response = self._client.get(self._url, headers={"Range": f"bytes={start}-{end - 1}"})
         except httpx.TransportError as error:
