@@ -72,3 +72,24 @@ def test_a_decompression_bomb_is_stopped() -> None:
     raw = VerifiedBlob(iter([blob]), digest_of(blob), len(blob), "layer")
     with pytest.raises(ArchiveLimitError, match=r"bomb|more than"):
         read_layer(layer_stream(raw, "layer", 1000).stream, scan_chunks, "layer")
+
+
+@pytest.mark.parametrize("cut", [1, 2, 11, 60, 200])
+def test_gzip_reader_members_padding_and_truncation(cut: int) -> None:
+    from servewise.sources.blobs import ChunkStream, GzipReader
+
+    data = gzip.compress(b"abc" * 1000) + gzip.compress(b"xyz" * 10) + b"\0" * 100
+    reader = GzipReader(ChunkStream(iter([data[:cut], data[cut:]])), input_size=7)
+    out = b""
+    while chunk := reader.read(100):
+        assert len(chunk) <= 100
+        out += chunk
+    assert out == b"abc" * 1000 + b"xyz" * 10
+    cut_short = GzipReader(ChunkStream(iter([data[: len(data) // 3]])))
+    with pytest.raises(EOFError):
+        while cut_short.read(100):
+            pass
+    garbage = GzipReader(ChunkStream(iter([gzip.compress(b"x") + b"junk"])))
+    with pytest.raises(OSError, match="start no other member"):
+        while garbage.read(100):
+            pass

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 from packaging.version import InvalidVersion, Version
 
-from servewise.errors import FormatError, RegistryError, SourceError, UsageError
+from servewise.errors import FormatError, RateLimitError, RegistryError, SourceError, UsageError
 from servewise.formats import pyindex
 from servewise.formats.oci import parse_platform
 from servewise.sources.remote_wheel import (
@@ -68,11 +68,10 @@ def project_files(name: str, index: str) -> list[pyindex.IndexFile]:
         raise RegistryError(f"the index {index} has no project {name!r}", url=url,
                             hint="check the name", status=404)
     if answer.status_code == 429:
-        from servewise.errors import RateLimitError
-
+        wait = answer.headers.get("retry-after", "")
         raise RateLimitError(f"the index {index} is rate-limiting requests (HTTP 429)",
                              url=url, hint="wait and run again",
-                             retry_after_s=answer.headers.get("retry-after"))
+                             retry_after_s=int(wait) if wait.isdigit() else None)
     if answer.status_code != 200:
         raise RegistryError(f"{url}: HTTP {answer.status_code}", url=url,
                             hint="try again later", status=answer.status_code)

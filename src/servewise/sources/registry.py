@@ -144,7 +144,7 @@ class RegistryClient:
                     attempt += 1
                     continue
                 raise RegistryError(
-                    f"cannot reach {self.access.registry}: {error}",
+                    f"cannot reach {self.access.base_url}: {error}",
                     hint="check the registry name and the network; a registry with plain HTTP "
                     "or a self-signed certificate needs --insecure",
                     registry=self.access.registry,
