@@ -18,14 +18,16 @@ from pathlib import Path
 
 import zstandard
 
+from servewise.formats.oci import (
+    DOCKER_CONFIG,
+    DOCKER_LIST,
+    DOCKER_MANIFEST,
+    OCI_CONFIG,
+    OCI_INDEX,
+    OCI_MANIFEST,
+)
 from support.registry import Registry
 
-OCI_INDEX = "application/vnd.oci.image.index.v1+json"
-OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
-OCI_CONFIG = "application/vnd.oci.image.config.v1+json"
-DOCKER_LIST = "application/vnd.docker.distribution.manifest.list.v2+json"
-DOCKER_MANIFEST = "application/vnd.docker.distribution.manifest.v2+json"
-DOCKER_CONFIG = "application/vnd.docker.container.image.v1+json"
 LAYER_TYPES = {
     ("oci", "none"): "application/vnd.oci.image.layer.v1.tar",
     ("oci", "gzip"): "application/vnd.oci.image.layer.v1.tar+gzip",

@@ -89,13 +89,12 @@ def _progress(enabled: bool) -> Iterator[Callable[[ScanProgress], None] | None]:
         yield update
 
 
-def _scan(ref: str, no_cache: bool, as_json: bool, options: SourceOptions) -> BuildReport:
-    from servewise.inspect.scan import scan_build
-
+@contextmanager
+def stored(no_cache: bool) -> Iterator[Store | None]:
+    """The store for one command, closed after it; Ctrl-C ends the command with exit 130."""
     store = open_store(no_cache)
     try:
-        with _progress(not as_json) as progress:
-            return scan_build(ref, store=store, progress=progress, options=options)
+        yield store
     except KeyboardInterrupt:
         # The scan's workers are gone and what they finished is in the store.
         say("error", "bold red", "interrupted; no result was reported")
@@ -103,6 +102,13 @@ def _scan(ref: str, no_cache: bool, as_json: bool, options: SourceOptions) -> Bu
     finally:
         if store is not None:
             store.close()
+
+
+def _scan(ref: str, no_cache: bool, as_json: bool, options: SourceOptions) -> BuildReport:
+    from servewise.inspect.scan import scan_build
+
+    with stored(no_cache) as store, _progress(not as_json) as progress:
+        return scan_build(ref, store=store, progress=progress, options=options)
 
 
 def source_summary(report: BuildReport) -> dict[str, object]:

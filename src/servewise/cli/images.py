@@ -10,13 +10,12 @@ from rich.text import Text
 
 from servewise.cli._common import JsonOption, app, emit_json, fail, out, say
 from servewise.cli.build import (
-    INTERRUPTED,
     IndexUrlOption,
     InsecureOption,
     NoCacheOption,
     PlatformOption,
-    open_store,
     source_options,
+    stored,
 )
 from servewise.errors import ServewiseError
 
@@ -42,17 +41,12 @@ def tags(
     """A repository's tags with their created dates (from each config blob), oldest first."""
     from servewise.inspect.tags import list_tags
 
-    store = open_store(no_cache)
     try:
-        listed = list_tags(repo, match=match, platform=platform, insecure=insecure, store=store)
+        with stored(no_cache) as store:
+            listed = list_tags(repo, match=match, platform=platform, insecure=insecure,
+                               store=store)
     except ServewiseError as error:
         fail(error, as_json)
-    except KeyboardInterrupt:
-        say("error", "bold red", "interrupted")
-        raise typer.Exit(INTERRUPTED) from None
-    finally:
-        if store is not None:
-            store.close()
     if as_json:
         emit_json(listed.to_dict())
         return
@@ -104,29 +98,23 @@ def bisect(
     from servewise.inspect.series import series_for
     from servewise.knowledge.gpus import load_gpu_catalog
 
-    store = open_store(no_cache)
     try:
         device = load_gpu_catalog().find(gpu) if gpu else None
         predicate = Predicate(gpu=device, require=tuple(require or ()), model=model,
                               jit_arch=jit_arch)
         options = source_options(platform, insecure, index_url)
-        series = series_for(refs, match=match, options=options, store=store)
-        for note in series.notes:
-            say("note", "dim", note)
-        chosen = between(series.candidates, good, bad)
-        if not as_json:
-            say("bisect", "cyan", f"{len(chosen)} builds; judging at most "
-                f"{_max(len(chosen))}: {predicate.describe()}")
-        result = run_bisect(chosen, predicate, store=store,
-                            progress=None if as_json else _show_probe)
+        with stored(no_cache) as store:
+            series = series_for(refs, match=match, options=options, store=store)
+            for note in series.notes:
+                say("note", "dim", note)
+            chosen = between(series.candidates, good, bad)
+            if not as_json:
+                say("bisect", "cyan", f"{len(chosen)} builds; judging at most "
+                    f"{_max(len(chosen))}: {predicate.describe()}")
+            result = run_bisect(chosen, predicate, store=store,
+                                progress=None if as_json else _show_probe)
     except ServewiseError as error:
         fail(error, as_json)
-    except KeyboardInterrupt:
-        say("error", "bold red", "interrupted; no result was reported")
-        raise typer.Exit(INTERRUPTED) from None
-    finally:
-        if store is not None:
-            store.close()
     if as_json:
         emit_json(result.to_dict())
     else:

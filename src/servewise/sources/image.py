@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from servewise.errors import FormatError, IntegrityError, SourceError
 from servewise.formats import oci
 from servewise.sources.blobs import VerifiedBlob, layer_stream
-from servewise.sources.interface import CHUNK_SIZE, Contents, ScanFn, Unit
+from servewise.sources.interface import CHUNK_SIZE, Contents, ScanFn, SourceBase, Unit
 from servewise.sources.layers import merge_layers, read_layer
 
 #: Default platform of an image index, as Docker picks on an x86-64 host.
@@ -129,25 +129,16 @@ def image_metadata(
     }
 
 
-class ImageSource:
-    """An image: its layers as units, its final filesystem as contents."""
+class ImageSource(SourceBase):
+    """An image (kind ``image``, ``docker-archive`` or ``oci-layout``): its layers as units,
+    its final filesystem as contents."""
 
     def __init__(self, ref: str, kind: str, layers: list[LayerUnit],
                  metadata: dict[str, Any]) -> None:
-        self._ref = ref
+        super().__init__(ref)
         self._kind = kind
         self._layers = layers
         self._metadata = metadata
-
-    @property
-    def ref(self) -> str:
-        """What the user named."""
-        return self._ref
-
-    @property
-    def kind(self) -> str:
-        """``image``, ``docker-archive`` or ``oci-layout``."""
-        return self._kind
 
     @property
     def layers(self) -> list[LayerUnit]:

@@ -172,6 +172,29 @@ class Source(Protocol):
         ...
 
 
+class SourceBase:
+    """What every source shares: the REF it was opened from and its kind."""
+
+    _kind = "file"
+
+    def __init__(self, ref: str) -> None:
+        self._ref = ref
+
+    @property
+    def ref(self) -> str:
+        """What the user named."""
+        return self._ref
+
+    @property
+    def kind(self) -> str:
+        """The source's kind (see :class:`Source`)."""
+        return self._kind
+
+    def metadata(self) -> dict[str, Any]:
+        """What the source says about the build beyond its files; nothing by default."""
+        return {}
+
+
 def member_unit_result(scan: dict[str, Any] | None) -> dict[str, Any]:
     """The result a single-library unit stores: its scan, or ``None`` when not a GPU object."""
     return {"scan": scan}
@@ -179,6 +202,7 @@ def member_unit_result(scan: dict[str, Any] | None) -> dict[str, Any]:
 
 __all__ = [
     "CANDIDATE_RE", "CHUNK_SIZE", "BuildSource", "CapturedBytes", "Contents",
-    "Member", "MemberReader", "ScanFn", "Source", "Unit", "is_candidate", "member_chunks",
+    "Member", "MemberReader", "ScanFn", "Source", "SourceBase", "Unit", "is_candidate",
+    "member_chunks",
     "member_unit_result", "read_head",
 ]

@@ -19,6 +19,7 @@ from servewise.sources.interface import (
     Member,
     MemberReader,
     ScanFn,
+    SourceBase,
     Unit,
     member_unit_result,
     read_head,
@@ -52,25 +53,15 @@ class MemberUnit:
                 close()
 
 
-class MemberSource:
+class MemberSource(SourceBase):
     """Base of sources made of individually readable files."""
 
     _kind = "folder"
 
     def __init__(self, ref: str) -> None:
-        self._ref = ref
+        super().__init__(ref)
         self._notes: list[str] = []
         self._members: list[Member] | None = None
-
-    @property
-    def ref(self) -> str:
-        """What the user named."""
-        return self._ref
-
-    @property
-    def kind(self) -> str:
-        """The source's kind."""
-        return self._kind
 
     def list_members(self) -> list[Member]:
         """Every regular file; subclasses implement it."""
@@ -114,7 +105,3 @@ class MemberSource:
     def read_small(self, member: Member, limit: int) -> bytes:
         """The first ``limit`` bytes of a member."""
         return read_head(member, limit)
-
-    def metadata(self) -> dict[str, Any]:
-        """Nothing beyond the files themselves."""
-        return {}

@@ -27,7 +27,16 @@ import httpx
 from servewise.errors import IntegrityError, RegistryError, SourceError
 from servewise.formats.pyindex import parse_wheel_name
 from servewise.sources.blobs import ChunkStream
-from servewise.sources.interface import CHUNK_SIZE, Contents, Member, ScanFn, Unit, read_head
+from servewise.sources.interface import (
+    CHUNK_SIZE,
+    CapturedBytes,
+    Contents,
+    Member,
+    ScanFn,
+    SourceBase,
+    Unit,
+    read_head,
+)
 from servewise.sources.layers import PassCollector
 from servewise.sources.wheel import (
     MAX_ENTRIES,
@@ -308,23 +317,15 @@ class StreamedWheelUnit:
             client.close()
 
 
-class StreamedWheelSource:
+class StreamedWheelSource(SourceBase):
     """A remote wheel read in one streaming pass."""
 
+    _kind = "wheel"
+
     def __init__(self, ref: str, url: str, size: int, key: str, metadata: dict[str, Any]) -> None:
-        self._ref = ref
+        super().__init__(ref)
         self._unit = StreamedWheelUnit(key, size, posixpath.basename(url), url)
         self._metadata = {**metadata, "url": url, "size_bytes": size, "range_requests": False}
-
-    @property
-    def ref(self) -> str:
-        """What the user named."""
-        return self._ref
-
-    @property
-    def kind(self) -> str:
-        """``wheel``."""
-        return "wheel"
 
     def units(self) -> list[Unit]:
         """The whole wheel."""
@@ -332,8 +333,6 @@ class StreamedWheelSource:
 
     def contents(self, results: Mapping[str, dict[str, Any]]) -> Contents:
         """The wheel's files, as the pass saw them."""
-        from servewise.sources.interface import CapturedBytes
-
         result = results[self._unit.key]
         small: dict[str, str] = result.get("small", {})
         members = [
