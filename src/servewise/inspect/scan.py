@@ -112,11 +112,6 @@ def scan_chunks(chunks: Iterator[bytes]) -> dict[str, Any]:
     return findings_to_scan(scanner.finish()).to_dict()
 
 
-def _not_an_object() -> LibraryScan:
-    """The scan of a file whose first bytes say it holds no GPU code servewise can read."""
-    return LibraryScan(containers=0, entries=(), dispatch={}, git_hashes=(), host_machine=None)
-
-
 def read_unit(unit: Unit) -> dict[str, Any]:
     """Read one unit; runs in worker processes, returns plain data.
 
