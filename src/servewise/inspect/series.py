@@ -10,6 +10,7 @@ image are one build.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from servewise.errors import UsageError
 from servewise.inspect.bisect import Candidate
@@ -114,8 +115,9 @@ def series_for(refs: list[str], *, match: str | None, options: SourceOptions,
         ref = refs[0]
         if ref.startswith("pypi:") and "==" not in ref:
             return version_series(ref, match=match, options=options)
-        if not looks_like_path(ref) and not ref.startswith(("http://", "https://", "oci:",
-                                                           "docker-archive:", "oci-archive:")):
+        remote_or_path = ref.startswith(("http://", "https://", "oci:", "docker-archive:",
+                                         "oci-archive:"))
+        if not looks_like_path(ref) and not remote_or_path and not Path(ref).exists():
             reference = parse_image_reference(ref, allow_bare=True)
             if reference.tag is None and reference.digest is None:
                 return image_series(ref, match=match, options=options, store=store)
