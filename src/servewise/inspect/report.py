@@ -195,7 +195,7 @@ class BuildReport:
     ref: str
     """What was scanned, as the user named it."""
     source_kind: str
-    """``file``, ``folder`` or ``wheel``."""
+    """``file``, ``folder``, ``wheel``, ``image``, ``docker-archive`` or ``oci-layout``."""
     libraries: tuple[LibraryReport, ...]
     """Libraries in path order."""
     notes: tuple[str, ...] = ()
@@ -206,6 +206,10 @@ class BuildReport:
     """What the source says about the build: image digest, created date, platform, URL."""
     units: UnitCounts = field(default_factory=UnitCounts)
     """Units (files or layers) read, and served from the store."""
+    files_listed: int = 0
+    """Regular files the source listed."""
+    files_read: int = 0
+    """Files scanned for GPU code (read now or taken from the store)."""
 
     @property
     def engine(self) -> dict[str, str] | None:
@@ -215,10 +219,6 @@ class BuildReport:
             if package and package.lower().replace("_", "-") in ENGINE_PACKAGES:
                 return {"package": package, "version": library.provenance.package_version or ""}
         return None
-    files_listed: int = 0
-    """Regular files the source listed."""
-    files_read: int = 0
-    """Files scanned for GPU code (read now or taken from the store)."""
 
     def library(self, path: str) -> LibraryReport:
         """The library at ``path`` (KeyError when absent)."""
