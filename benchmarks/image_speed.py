@@ -19,6 +19,9 @@ Usage::
 
     .venv/bin/python benchmarks/image_speed.py [--wheel PATH] [--runs 3] [--json OUT]
 
+It prints a table and writes every figure as JSON (default
+``~/.cache/servewise-bench/image_speed.json``).
+
 Needs ``skopeo`` (Debian package) and ``/usr/bin/docker-registry``. Without ``--wheel`` the
 wheel is downloaded once with pip into ``~/.cache/servewise-bench``.
 """
@@ -193,7 +196,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--wheel", type=Path)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "image_speed.json")
+    parser.add_argument("--json", type=Path, default=CACHE / "image_speed.json")
     args = parser.parse_args()
     if shutil.which("skopeo") is None:
         raise SystemExit("skopeo is missing: apt-get install skopeo")

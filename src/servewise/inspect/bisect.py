@@ -25,7 +25,7 @@ from typing import Any
 from servewise.archs import Arch
 from servewise.errors import UsageError
 from servewise.inspect.gate import GateResult, gate
-from servewise.inspect.report import BuildReport, LibraryReport
+from servewise.inspect.report import BuildReport, LibraryReport, sort_archs
 from servewise.inspect.scan import scan_build
 from servewise.knowledge.gpus import Gpu
 from servewise.knowledge.libraries import load_library_table
@@ -226,8 +226,6 @@ def compare(before: Probe, after: Probe) -> tuple[LibraryChange, ...]:
     Kept: libraries that lost or gained an arch, changed verdict, appeared or went,
     or whose own version or git hashes changed; first those whose verdict changed.
     """
-    from servewise.inspect.report import sort_archs
-
     old = {_key(lib): lib for lib in before.report.libraries}
     new = {_key(lib): lib for lib in after.report.libraries}
     verdicts_before = {v.library_id or v.path: v for v in before.gate.verdicts} \
