@@ -2,16 +2,25 @@
 
 The table ships as ``knowledge/data/libraries.toml``; a ``libraries.toml`` in
 the user data folder adds entries or overrides shipped ones by ``id``.
-Libraries are recognised by path patterns and provenance (the distribution
-that ships them), never by one release's exact file names::
+
+A library is identified by several signals, each one optional in an entry and
+none decisive alone (:meth:`LibraryTable.identify`): where it lies (``paths``,
+regexes over the path), which distribution's ``RECORD`` lists it (``packages``),
+which Python package folder holds it (``modules``), and what its bytes say —
+the extension module it defines (``PyInit_<name>``, ``python_modules``), its
+``SONAME`` (``sonames``), the namespaces of its exported symbols (``symbols``),
+embedded version strings (``versions``) and JIT-dispatch names (``dispatch``).
+Each match says which signals agreed::
 
     table = load_library_table()
     table.match("vllm/_C_stable_libtorch.abi3.so").id          # "vllm-core"
-    table.match("/usr/local/lib/python3.12/dist-packages/vllm/_C.abi3.so").id   # "vllm-core"
+    table.identify(LibraryFacts("usr/lib/x86_64-linux-gnu/libnccl.so.2",
+                                soname="libnccl.so.2")).signals  # ("soname",)
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from collections.abc import Iterable, Iterator
@@ -47,9 +56,31 @@ FIELDS = frozenset(
         "core",
         "fallback",
         "source",
+        "aliases",
+        "modules",
+        "python_modules",
+        "sonames",
+        "symbols",
+        "versions",
+        "dispatch",
     }
 )
 """Fields a ``[[library]]`` entry may set."""
+
+SIGNALS = (
+    "path", "package", "folder", "python-module", "soname", "symbols", "version-string",
+    "dispatch",
+)
+"""Identity signals, in the order they are reported."""
+
+#: How much each signal weighs: what the bytes or the exact path say counts twice what the
+#: surroundings (distribution, package folder) say.
+_WEIGHTS = {
+    "path": 2, "package": 1, "folder": 1, "python-module": 2, "soname": 2, "symbols": 2,
+    "version-string": 2, "dispatch": 2,
+}
+#: Signals that name the library by themselves; ``package`` and ``folder`` only support.
+_NAMING = frozenset(SIGNALS) - {"package", "folder"}
 
 _PREFIX = re.compile(r"^.*(?:site|dist)-packages/")
 _META = set(".^$*+?{}()|")
@@ -72,6 +103,59 @@ def normalize_path(path: str) -> str:
 def normalize_package(name: str) -> str:
     """A distribution name in PEP 503 form (``sgl_kernel`` → ``sgl-kernel``)."""
     return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def name_key(name: str) -> str:
+    """How library names are compared: lower case, ``-``, ``_``, ``.`` and ``+`` dropped."""
+    return re.sub(r"[-_.+\s]+", "", name).lower()
+
+
+def _tails(text: str, separator: str) -> Iterator[str]:
+    """``a/b/c`` → ``a/b/c``, ``b/c``, ``c`` (longest first)."""
+    while text:
+        yield text
+        cut = text.find(separator)
+        if cut < 0:
+            return
+        text = text[cut + 1 :]
+
+
+def _module_folder(path: str) -> str:
+    """The dotted Python package of a normalized library path (``deep_gemm/_C.so`` → ``deep_gemm``)."""
+    folder, _, _ = path.rpartition("/")
+    return folder.replace("/", ".")
+
+
+@dataclass(frozen=True)
+class LibraryFacts:
+    """What is known about one library file, for :meth:`LibraryTable.identify`."""
+
+    path: str
+    """Its path in the build (normalized by the table)."""
+    package: str | None = None
+    """The distribution whose ``RECORD`` lists it."""
+    soname: str | None = None
+    """Its ``DT_SONAME``."""
+    python_modules: tuple[str, ...] = ()
+    """Extension modules it defines (``PyInit_<name>``)."""
+    namespaces: tuple[str, ...] = ()
+    """Namespaces of its exported symbols."""
+    versions: tuple[str, ...] = ()
+    """Embedded ``NAME version X`` strings."""
+    dispatch_names: tuple[str, ...] = ()
+    """JIT-dispatch names found in it."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A known library a file was identified as, and the signals that agreed."""
+
+    library: KnownLibrary
+    """The table entry."""
+    signals: tuple[str, ...]
+    """Which of :data:`SIGNALS` matched, in that order."""
+    version: str | None = None
+    """The version an embedded version string gives (the entry's ``versions`` group)."""
 
 
 def specificity(pattern: str) -> int:
@@ -149,6 +233,13 @@ class KnownLibrary:
     core: bool
     fallback: str
     sources: tuple[str, ...]
+    aliases: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    python_modules: tuple[re.Pattern[str], ...] = ()
+    sonames: tuple[re.Pattern[str], ...] = ()
+    symbols: tuple[re.Pattern[str], ...] = ()
+    versions: tuple[re.Pattern[str], ...] = ()
+    dispatch: tuple[re.Pattern[str], ...] = ()
 
     @property
     def source(self) -> str:
@@ -177,6 +268,54 @@ class KnownLibrary:
                 return pattern
         return None
 
+    def path_rank(self, path: str) -> tuple[int, int] | None:
+        """How well a path pattern matches: (length of the longest matching tail, specificity)."""
+        for tail in _tails(normalize_path(path), "/"):
+            pattern = self.matches(tail)
+            if pattern is not None:
+                return len(tail), specificity(pattern.pattern)
+        return None
+
+    def in_module(self, path: str) -> bool:
+        """Whether the library's folder is (inside) one of this entry's Python packages."""
+        folder = _module_folder(normalize_path(path))
+        return any(
+            tail == module or tail.startswith(module + ".")
+            for tail in _tails(folder, ".")
+            for module in self.modules
+        )
+
+    def signals(self, facts: LibraryFacts) -> tuple[tuple[str, ...], str | None]:
+        """The signals of ``facts`` that point at this library, and an embedded version."""
+        found: set[str] = set()
+        if self.path_rank(facts.path) is not None:
+            found.add("path")
+        if facts.package is not None and self.ships_in(facts.package):
+            found.add("package")
+        if self.modules and self.in_module(facts.path):
+            found.add("folder")
+        folder = _module_folder(normalize_path(facts.path))
+        qualified = [f"{folder}.{name}" if folder else name for name in facts.python_modules]
+        if any(
+            pattern.fullmatch(tail)
+            for name in qualified for tail in _tails(name, ".") for pattern in self.python_modules
+        ):
+            found.add("python-module")
+        if facts.soname and any(p.fullmatch(facts.soname) for p in self.sonames):
+            found.add("soname")
+        if any(p.fullmatch(n) for n in facts.namespaces for p in self.symbols):
+            found.add("symbols")
+        if any(p.fullmatch(n) for n in facts.dispatch_names for p in self.dispatch):
+            found.add("dispatch")
+        version = None
+        for text in facts.versions:
+            for pattern in self.versions:
+                match = pattern.fullmatch(text)
+                if match is not None:
+                    found.add("version-string")
+                    version = version or match.groupdict().get("version")
+        return tuple(signal for signal in SIGNALS if signal in found), version
+
     def to_dict(self) -> dict[str, Any]:
         """The library as JSON-ready data."""
         return {
@@ -192,6 +331,13 @@ class KnownLibrary:
             "core": self.core,
             "fallback": self.fallback,
             "sources": list(self.sources),
+            "aliases": list(self.aliases),
+            "modules": list(self.modules),
+            "python_modules": [p.pattern for p in self.python_modules],
+            "sonames": [p.pattern for p in self.sonames],
+            "symbols": [p.pattern for p in self.symbols],
+            "versions": [p.pattern for p in self.versions],
+            "dispatch": [p.pattern for p in self.dispatch],
         }
 
     def ships_in(self, package: str) -> bool:
@@ -242,34 +388,77 @@ class LibraryTable:
         return library
 
     def match(self, path: str, package: str | None = None) -> KnownLibrary | None:
-        """The known library a file path belongs to, or None.
+        """The known library a file path belongs to, by path and package alone, or None.
 
         ``path`` is relative to site-packages or the build root, with ``/``;
         a path inside ``site-packages/`` or ``dist-packages/`` is cut after
-        the last of those. The whole path is tried first, then ever shorter
-        tails (after each ``/``), so ``opt/venv/x/vllm/_C.abi3.so`` still
-        matches. Among the entries matching the longest tail, one that lists
-        ``package`` (when given) wins, then the most specific pattern, then
-        table order.
+        the last of those. Tails of the path are tried too, so
+        ``opt/venv/x/vllm/_C.abi3.so`` still matches. See :meth:`identify`.
         """
-        text = normalize_path(path)
-        while text:
-            best: tuple[tuple[int, int, int], KnownLibrary] | None = None
-            for order, library in enumerate(self._libraries):
-                pattern = library.matches(text)
-                if pattern is None:
-                    continue
-                provenance = 1 if package is not None and library.ships_in(package) else 0
-                rank = (provenance, specificity(pattern.pattern), -order)
-                if best is None or rank > best[0]:
-                    best = (rank, library)
-            if best is not None:
-                return best[1]
-            slash = text.find("/")
-            if slash < 0:
-                return None
-            text = text[slash + 1 :]
+        found = self.identify(LibraryFacts(path, package))
+        return found.library if found else None
+
+    def identify(self, facts: LibraryFacts) -> Identity | None:
+        """The known library ``facts`` describe, with the signals that agreed, or None.
+
+        Every entry is scored by its matching signals (path and content signals
+        weigh 2, the distribution and the package folder 1). A library is named
+        only when a path or content signal matches, or both the distribution and
+        the package folder do. The highest score wins; then the longest matching
+        path tail, the most specific path pattern, and table order.
+        """
+        best: tuple[tuple[int, int, int, int], Identity] | None = None
+        for order, library in enumerate(self._libraries):
+            signals, version = library.signals(facts)
+            if not signals:
+                continue
+            named = bool(_NAMING.intersection(signals)) or {"package", "folder"} <= set(signals)
+            if not named:
+                continue
+            tail, spec = library.path_rank(facts.path) or (0, 0)
+            rank = (sum(_WEIGHTS[s] for s in signals), tail, spec, -order)
+            if best is None or rank > best[0]:
+                best = (rank, Identity(library, signals, version))
+        return best[1] if best else None
+
+    def resolve(self, name: str) -> KnownLibrary | None:
+        """The library whose id, alias or display name is ``name`` (case and ``-``/``_`` aside)."""
+        if name in self._by_id:
+            return self._by_id[name]
+        key = name_key(name)
+        for library in self._libraries:
+            if key in {name_key(n) for n in (library.id, library.name, *library.aliases)}:
+                return library
         return None
+
+    def closest(self, name: str, candidates: Iterable[str] | None = None) -> tuple[str, ...]:
+        """Names among ``candidates`` (default: every id and alias) that look like ``name``.
+
+        Edit-distance similarity of the compared keys (:func:`name_key`), best
+        first; a candidate that contains the name (or is contained in it) counts
+        as close too.
+        """
+        pool = list(candidates) if candidates is not None else [
+            n for library in self._libraries for n in (library.id, *library.aliases)
+        ]
+        return close_names(name, pool)
+
+
+def close_names(name: str, pool: Iterable[str], limit: int = 5) -> tuple[str, ...]:
+    """Up to ``limit`` names of ``pool`` that look like ``name``, best first."""
+    key = name_key(name)
+    scored: dict[str, float] = {}
+    for candidate in pool:
+        other = name_key(candidate)
+        if not other or not key:
+            continue
+        ratio = difflib.SequenceMatcher(None, key, other).ratio()
+        if min(len(key), len(other)) >= 3 and (key in other or other in key):
+            ratio = max(ratio, 0.8)
+        if ratio >= 0.6:
+            scored[candidate] = max(ratio, scored.get(candidate, 0.0))
+    ranked = sorted(scored, key=lambda c: (-scored[c], c))
+    return tuple(ranked[:limit])
 
 
 def library_from_entry(entry: RawEntry) -> KnownLibrary:
@@ -285,10 +474,24 @@ def library_from_entry(entry: RawEntry) -> KnownLibrary:
                 found=text,
             )
         Arch.parse(text)
+    signals = {
+        field: reader.regexes(field, required=False)
+        for field in ("paths", "python_modules", "sonames", "symbols", "versions", "dispatch")
+    }
+    modules = reader.strings("modules", required=False)
+    for module in modules:
+        if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", module) is None:
+            raise reader.error("modules", "not a dotted Python package name", found=module)
+    if not modules and not any(signals.values()):
+        raise reader.error(
+            "paths",
+            "an entry needs at least one identity signal",
+            expected="paths, modules, python_modules, sonames, symbols, versions or dispatch",
+        )
     return KnownLibrary(
         id=reader.string("id"),
         name=reader.string("name"),
-        paths=reader.regexes("paths"),
+        paths=signals["paths"],
         packages=reader.strings("packages", non_empty=True),
         role=reader.string("role"),
         used_for=reader.strings("used_for"),
@@ -298,6 +501,13 @@ def library_from_entry(entry: RawEntry) -> KnownLibrary:
         core=reader.boolean("core", default=False),
         fallback=reader.string("fallback"),
         sources=reader.sources(),
+        aliases=reader.strings("aliases", required=False),
+        modules=modules,
+        python_modules=signals["python_modules"],
+        sonames=signals["sonames"],
+        symbols=signals["symbols"],
+        versions=signals["versions"],
+        dispatch=signals["dispatch"],
     )
 
 
