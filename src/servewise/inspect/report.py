@@ -208,6 +208,10 @@ class BuildReport:
     """Bytes read (not counting those served from the store)."""
     packages: tuple[tuple[str, str], ...] = ()
     """Installed distributions found in the build: (name, version), by name."""
+    files_listed: int = 0
+    """Regular files the source listed."""
+    files_read: int = 0
+    """Files scanned for GPU code (read now or taken from the store)."""
 
     def library(self, path: str) -> LibraryReport:
         """The library at ``path`` (KeyError when absent)."""
@@ -225,6 +229,8 @@ class BuildReport:
             "notes": list(self.notes),
             "scanned_bytes": self.scanned_bytes,
             "packages": [{"name": name, "version": version} for name, version in self.packages],
+            "files_listed": self.files_listed,
+            "files_read": self.files_read,
         }
 
     def package_version(self, name: str) -> str | None:

@@ -276,6 +276,18 @@ class KnownLibrary:
                 return len(tail), specificity(pattern.pattern)
         return None
 
+    def path_weight(self, path: str) -> int:
+        """What the path signal weighs: 2 for a pattern naming the file, 1 for a catch-all.
+
+        A catch-all pattern (one with ``.*``, such as ``^sgl_kernel/.*\\.so$``) only says
+        which package's folder the file is in, so it weighs like the folder signal.
+        """
+        for tail in _tails(normalize_path(path), "/"):
+            pattern = self.matches(tail)
+            if pattern is not None:
+                return 1 if ".*" in pattern.pattern else 2
+        return 0
+
     def in_module(self, path: str) -> bool:
         """Whether the library's folder is (inside) one of this entry's Python packages."""
         folder = _module_folder(normalize_path(path))
@@ -402,7 +414,8 @@ class LibraryTable:
         """The known library ``facts`` describe, with the signals that agreed, or None.
 
         Every entry is scored by its matching signals (path and content signals
-        weigh 2, the distribution and the package folder 1). A library is named
+        weigh 2, the distribution, the package folder and a catch-all path
+        pattern 1). A library is named
         only when a path or content signal matches, or both the distribution and
         the package folder do. The highest score wins; then the longest matching
         path tail, the most specific path pattern, and table order.
@@ -416,7 +429,9 @@ class LibraryTable:
             if not named:
                 continue
             tail, spec = library.path_rank(facts.path) or (0, 0)
-            rank = (sum(_WEIGHTS[s] for s in signals), tail, spec, -order)
+            score = sum(_WEIGHTS[s] for s in signals if s != "path")
+            score += library.path_weight(facts.path)
+            rank = (score, tail, spec, -order)
             if best is None or rank > best[0]:
                 best = (rank, Identity(library, signals, version))
         return best[1] if best else None
