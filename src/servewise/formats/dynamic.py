@@ -13,7 +13,7 @@ end decodes:
   define (``PyInit_<name>``), and their *namespaces* — the outer C++ namespace of
   a mangled name (``_ZN7mscclpp…`` → ``mscclpp``) or the lower-case prefix of a C
   name (``ncclCommInitRank`` → ``nccl``). Tables of more than :data:`MAX_SAMPLED`
-  symbols are sampled evenly (counts are then estimates).
+  symbols are sampled (counts are then estimates).
 
 These identify a library by content, whatever its file is called. Files that are
 not dynamic ELF objects (cubins, relocatable objects, non-ELF) yield ``None``.
@@ -24,9 +24,11 @@ is held.
 
 from __future__ import annotations
 
+import random
 import re
 import struct
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +44,7 @@ MAX_DYNAMIC = 64 * 2**10
 MAX_SECTION_TABLE = 4 * 2**20
 #: Namespaces kept per library, the most frequent first.
 MAX_NAMESPACES = 32
-#: Symbols examined for namespaces; a larger table is sampled evenly.
+#: Symbols examined for namespaces; a larger table is sampled (a fixed pseudo-random sample).
 MAX_SAMPLED = 16384
 #: ``DT_NEEDED`` entries kept.
 MAX_NEEDED = 64
@@ -85,7 +87,7 @@ class DynamicInfo:
     complete: bool = True
     """False when the symbol table could not be read (only SONAME, needs and modules known)."""
     sampled: bool = False
-    """True when the table was large and the counts are estimates from every n-th symbol."""
+    """True when the table was large and the counts are estimates from a sample of it."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -359,15 +361,18 @@ def _python_modules(strtab: bytes) -> tuple[str, ...]:
 
 
 def _exports(header: ElfHeader, symbols: bytes, strtab: bytes) -> tuple[int, dict[str, int], bool]:
-    """Exported symbol count and namespaces; from every n-th symbol of a large table."""
+    """Exported symbol count and namespaces; estimated from a sample of a large table."""
     fmt, size = _SYM[header.elf_class]
     fields = struct.Struct(header.endian + fmt)
     wide = header.elf_class == 64
     total = len(symbols) // size
-    step = max(1, -(-total // MAX_SAMPLED))
+    indices: Iterable[int] = range(total)
+    if total > MAX_SAMPLED:  # a fixed pseudo-random sample: no stride can alias a pattern
+        indices = sorted(random.Random(total).sample(range(total), MAX_SAMPLED))
+    scale = total / MAX_SAMPLED if total > MAX_SAMPLED else 1
     exported = 0
     counts: Counter[bytes] = Counter()
-    for index in range(0, total, step):
+    for index in indices:
         values = fields.unpack_from(symbols, index * size)
         if wide:
             name_at, info, other, shndx = values[:4]
@@ -388,5 +393,5 @@ def _exports(header: ElfHeader, symbols: bytes, strtab: bytes) -> tuple[int, dic
         if namespace:
             counts[namespace] += 1
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:MAX_NAMESPACES]
-    names = {key.decode("utf-8", "replace"): value * step for key, value in ranked}
-    return exported * step, names, step > 1
+    names = {key.decode("utf-8", "replace"): round(value * scale) for key, value in ranked}
+    return round(exported * scale), names, scale > 1

@@ -46,8 +46,10 @@ class Distribution:
     """Paths relative to ``root``."""
 
 
-def distributions(source: BuildSource, members: list[Member], notes: list[str]) -> list[Distribution]:
-    """Every ``*.dist-info`` of the build with a readable METADATA; unreadable ones go to ``notes``."""
+def distributions(
+    source: BuildSource, members: list[Member], notes: list[str]
+) -> list[Distribution]:
+    """Every ``*.dist-info`` of the build with a readable METADATA (unreadable ones: ``notes``)."""
     folders: dict[str, dict[str, Member]] = {}
     for member in members:
         found = dist_info_file(member.path)

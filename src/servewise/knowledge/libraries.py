@@ -121,7 +121,7 @@ def _tails(text: str, separator: str) -> Iterator[str]:
 
 
 def _module_folder(path: str) -> str:
-    """The dotted Python package of a normalized library path (``deep_gemm/_C.so`` → ``deep_gemm``)."""
+    """The dotted Python package of a normalized path (``deep_gemm/_C.so`` → ``deep_gemm``)."""
     folder, _, _ = path.rpartition("/")
     return folder.replace("/", ".")
 

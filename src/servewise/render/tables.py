@@ -87,9 +87,11 @@ def gate_table(result: GateResult) -> Table:
             Text(verdict.reason),
         )
     for library_id, why in result.absent:
+        near = result.closest.get(library_id, ())
+        closest = f"; closest in this build: {'; '.join(near)}" if near else ""
         table.add_row(Text(library_id), Text("absent", style="bold red"),
                       Text("error (required)", style="bold red"),
-                      Text(f"not in this build; required by {why}"))
+                      Text(f"not in this build; required by {why}{closest}"))
     return table
 
 
