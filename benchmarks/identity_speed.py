@@ -10,8 +10,10 @@ GPU code. The goal: no measurable slowdown of a fresh scan of the real
   with ``git archive`` into a temporary folder and put first on ``PYTHONPATH``;
 * current: the same command on this working tree.
 
-Both use this checkout's ``.venv`` interpreter. It prints the medians, the ratio, what
-the current scan identified (signals per library), and a JSON summary. Usage::
+Both use this checkout's ``.venv`` interpreter. It prints the medians of wall time and of
+CPU time (user + system of the command and its worker processes, which a loaded machine
+disturbs less), the ratios, what the current scan identified (signals per library), and a
+JSON summary. Usage::
 
     .venv/bin/python benchmarks/identity_speed.py [--wheel PATH] [--runs 7] [--baseline REF]
 
@@ -25,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -51,14 +54,17 @@ def baseline_sources(ref: str, into: Path) -> Path:
     return into / "src"
 
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, bytes]:
-    """Wall seconds and stdout of one command."""
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, bytes]:
+    """Wall seconds, CPU seconds (user + system, the command and its workers) and stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, capture_output=True, check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-500:]!r}")
-    return elapsed, done.stdout
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu, done.stdout
 
 
 def load_average() -> str:
@@ -84,24 +90,30 @@ def main() -> None:
         }
         command = [python, "-m", "servewise", "inspect", str(wheel), "--json", "--no-cache"]
         times: dict[str, list[float]] = {"baseline": [], "current": []}
+        cpu: dict[str, list[float]] = {"baseline": [], "current": []}
         listing: dict[str, object] = {}
         loads = [load_average()]
         for _ in range(args.runs):
             for name, env in envs.items():
-                seconds, out = timed(command, env)
+                seconds, cpu_seconds, out = timed(command, env)
                 times[name].append(seconds)
+                cpu[name].append(cpu_seconds)
                 if name == "current":
                     listing = json.loads(out)
             loads.append(load_average())
     baseline = statistics.median(times["baseline"])
     current = statistics.median(times["current"])
+    cpu_baseline = statistics.median(cpu["baseline"])
+    cpu_current = statistics.median(cpu["current"])
     libraries = listing.get("libraries", [])
     assert isinstance(libraries, list)
     print(f"{'library':58} {'id':22} signals")
     for lib in libraries:
         print(f"{lib['path']:58} {lib['library_id'] or '-':22} {','.join(lib['identified_by'])}")
-    print(f"\nbaseline ({args.baseline}) median {baseline:.3f} s; current median {current:.3f} s; "
+    print(f"\nwall: baseline ({args.baseline}) median {baseline:.3f} s, current {current:.3f} s, "
           f"ratio {current / baseline:.3f}")
+    print(f"CPU:  baseline median {cpu_baseline:.3f} s, current {cpu_current:.3f} s, "
+          f"ratio {cpu_current / cpu_baseline:.3f}")
     figures = {
         "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} cores",
         "date": time.strftime("%Y-%m-%d"),
@@ -111,10 +123,14 @@ def main() -> None:
         "baseline_no_cache_s": round(baseline, 3),
         "current_no_cache_s": round(current, 3),
         "ratio_current_to_baseline": round(current / baseline, 3),
+        "baseline_cpu_s": round(cpu_baseline, 3),
+        "current_cpu_s": round(cpu_current, 3),
+        "cpu_ratio_current_to_baseline": round(cpu_current / cpu_baseline, 3),
         "identified_libraries": sum(1 for lib in libraries if lib["library_id"]),
         "libraries": len(libraries),
         "load_average_during_runs": loads,
         "all_runs": times,
+        "all_runs_cpu": cpu,
     }
     print(json.dumps(figures, indent=2))
 

@@ -232,3 +232,26 @@ def test_memory_stays_bounded() -> None:
     collector = collect(data, 4096, head_limit=2048)
     assert collector.result() is not None
     assert sys.getsizeof(collector._head) < 8192
+
+
+@pytest.mark.parametrize("chunk", [1, 97, 4096, None])
+def test_machine_code_segments_are_not_searched_for_strings(chunk: int | None) -> None:
+    data = build_dynamic_elf(SYMBOLS, tail=b"\0sm90_fp8_gemm_1d2d\0",
+                             code=b"\x90" * 64 + b"\0sm120_fp8_gemm_1d1d\0" + b"\x90" * 64)
+    collector = collect(data, chunk)
+    assert len(collector.code_ranges) == 1
+    scanner = StreamScanner()
+    step = chunk or len(data)
+    for start in range(0, len(data), step):
+        scanner.feed(data[start : start + step])
+    names = scanner.finish().evidence.names
+    assert set(names) == {"sm_90"}  # the string in the code segment is not a string table's
+
+
+def test_a_first_executable_segment_is_searched() -> None:
+    # ld -z noseparate-code: headers, read-only data and code share the first segment.
+    data = build_dynamic_elf(SYMBOLS, tail=b"\0sm90_fp8_gemm_1d2d\0", first_executable=True)
+    assert collect(data).code_ranges == ()
+    scanner = StreamScanner()
+    scanner.feed(data)
+    assert set(scanner.finish().evidence.names) == {"sm_90"}

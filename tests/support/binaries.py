@@ -187,16 +187,20 @@ def build_dynamic_elf(
     section_table: bool = True,
     hash_table: bool = True,
     tail: bytes = b"",
+    code: bytes = b"",
+    first_executable: bool = False,
 ) -> bytes:
     """A shared object with a dynamic section, the way linkers lay one out.
 
     ``symbols`` are (name, defined): defined ones are exported global functions,
     the others undefined imports. The first loadable segment holds the ELF header,
     the program headers, ``.hash`` (``DT_HASH``, when ``hash_table``), ``.dynsym``
-    and ``.dynstr``; ``tail`` bytes follow (host code, a fatbin …), then the
-    dynamic section in a second segment, then the section table (when
-    ``section_table``). Virtual addresses are file offsets plus 0x1000 in the
-    second segment, like ``ld``'s.
+    and ``.dynstr``; ``tail`` bytes follow (read-only data, a fatbin …), then
+    ``code`` in an executable segment of its own (as ``ld -z separate-code`` and lld
+    lay out ``.text``), then the dynamic section in a writable segment, then the
+    section table (when ``section_table``). ``first_executable`` makes the first
+    segment executable, as ``ld -z noseparate-code`` does. Virtual addresses are
+    file offsets plus 0x1000 past the first segment, like ``ld``'s.
     """
     end = "<" if little else ">"
     wide = bits == 64
@@ -209,7 +213,7 @@ def build_dynamic_elf(
             offsets[name] = len(dynstr)
             dynstr += name.encode() + b"\0"
     nsyms = len(symbols) + 1
-    phnum = 3
+    phnum = 4 if code else 3
     hash_at = ehsize + phnum * phentsize
     hash_bytes = struct.pack(end + "II", 1, nsyms) + struct.pack(end + "I", 0) * (1 + nsyms)
     if not hash_table:
@@ -218,7 +222,8 @@ def build_dynamic_elf(
     dynsym_at += -dynsym_at % 8
     dynstr_at = dynsym_at + nsyms * symsize
     tail_at = dynstr_at + len(dynstr)
-    dyn_at = tail_at + len(tail)
+    code_at = tail_at + len(tail)
+    dyn_at = code_at + len(code)
     dyn_at += -dyn_at % 8
     entries: list[tuple[int, int]] = [(1, offsets[n]) for n in needed]
     if soname:
@@ -260,12 +265,14 @@ def build_dynamic_elf(
         return struct.pack(phdr, p_type, offset, vaddr, vaddr, size, size, flags, 0x1000)
 
     programs = (
-        program(1, 4, 0, 0, tail_at)  # PT_LOAD R: headers, hash, dynsym, dynstr
+        # PT_LOAD R (R+X with first_executable): headers, hash, dynsym, dynstr, tail
+        program(1, 5 if first_executable else 4, 0, 0, code_at)
+        + (program(1, 5, code_at, code_at + 0x1000, len(code)) if code else b"")  # R+X
         + program(1, 6, dyn_at, dyn_at + 0x1000, len(dynamic))  # PT_LOAD RW
         + program(2, 6, dyn_at, dyn_at + 0x1000, len(dynamic))  # PT_DYNAMIC
     )
     body = header + programs
     body += b"\0" * (hash_at - len(body)) + hash_bytes
-    body += b"\0" * (dynsym_at - len(body)) + syms + dynstr + tail
+    body += b"\0" * (dynsym_at - len(body)) + syms + dynstr + tail + code
     body += b"\0" * (dyn_at - len(body)) + dynamic
     return body + table

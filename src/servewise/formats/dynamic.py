@@ -51,6 +51,7 @@ MAX_NEEDED = 64
 
 PT_LOAD = 1
 PT_DYNAMIC = 2
+PF_X = 1
 SHT_DYNSYM = 11
 DT_NULL, DT_NEEDED, DT_HASH, DT_STRTAB, DT_SYMTAB = 0, 1, 4, 5, 6
 DT_STRSZ, DT_SYMENT, DT_SONAME = 10, 11, 14
@@ -174,9 +175,21 @@ class DynamicCollector:
         self._active = True
         self._header: ElfHeader | None = None
         self._loads: list[tuple[int, int, int]] = []  # (vaddr, offset, filesz)
+        self._code: tuple[tuple[int, int], ...] = ()
         self._dynamic: _Range | None = None
         self._sections: _Range | None = None
         self._problem: str | None = None
+
+    @property
+    def code_ranges(self) -> tuple[tuple[int, int], ...]:
+        """File ranges of loadable segments that hold only machine code.
+
+        An executable ``PT_LOAD`` that does not start the file: linkers that separate code
+        (GNU ld's default ``-z separate-code``, lld) put only ``.init``/``.plt``/``.text``/
+        ``.fini`` there, never strings. A first segment that is executable (``-z
+        noseparate-code``) also holds the headers and read-only data, so it is not one.
+        """
+        return self._code
 
     @property
     def problem(self) -> str | None:
@@ -229,16 +242,20 @@ class DynamicCollector:
             return
         fields = struct.Struct(header.endian + fmt)
         dynamic: tuple[int, int] | None = None
+        code: list[tuple[int, int]] = []
         for index in range(header.phnum):
             values = fields.unpack_from(self._head, header.phoff + index * header.phentsize)
             if header.elf_class == 64:
-                p_type, _flags, offset, vaddr, _paddr, filesz = values[:6]
+                p_type, flags, offset, vaddr, _paddr, filesz = values[:6]
             else:
-                p_type, offset, vaddr, _paddr, filesz = values[:5]
+                p_type, offset, vaddr, _paddr, filesz, _memsz, flags = values[:7]
             if p_type == PT_LOAD:
                 self._loads.append((vaddr, offset, filesz))
+                if flags & PF_X and offset > 0 and filesz:
+                    code.append((offset, offset + filesz))
             elif p_type == PT_DYNAMIC:
                 dynamic = (offset, filesz)
+        self._code = tuple(sorted(code))
         if dynamic is None or not self._loads:
             self._stop()
             return

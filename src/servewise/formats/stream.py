@@ -7,9 +7,11 @@ It finds every fatbin container by its magic and validates it (the container
 header, then each entry header in turn until the container's declared end), skips
 entry payloads without holding them, buffers a raw cubin (ELF machine 190) only
 as far as its own size (at most ``cubin_limit`` bytes), and hands all remaining
-host bytes to an :class:`~servewise.formats.evidence.EvidenceCollector`. Every
-byte also goes to a :class:`~servewise.formats.dynamic.DynamicCollector`, which
-reads the library's SONAME, needs and exported symbols on the way.
+host bytes to an :class:`~servewise.formats.evidence.EvidenceCollector` — except
+segments that hold only machine code, which the program headers at the start of
+the file point out (no string lives there). Every byte also goes to a
+:class:`~servewise.formats.dynamic.DynamicCollector`, which reads the library's
+SONAME, needs and exported symbols on the way.
 
 Memory stays bounded: at most one chunk, one entry header, or one cubin is held.
 """
@@ -161,16 +163,34 @@ class StreamScanner:
             keep = 0 if final else min(_HOLD, len(buf))
             upto = len(buf) - keep
             if upto > 0:
-                self._evidence.feed(bytes(buf[:upto]))
+                self._host_evidence(upto)
                 self._consume(upto)
             return False
         start = min(hits)
         if start:
-            self._evidence.feed(bytes(buf[:start]))
+            self._host_evidence(start)
             self._consume(start)
         if buf.startswith(fatbin.CONTAINER_MAGIC_BYTES):
             return self._open_container(final)
         return self._open_elf(final)
+
+    def _host_evidence(self, count: int) -> None:
+        """Give the next ``count`` buffered host bytes to the evidence collector.
+
+        Bytes in a segment that holds only machine code (known from the program headers)
+        are left out: strings, names and hashes never lie there, and code is a large part of
+        a library's host bytes.
+        """
+        start, end = self._pos, self._pos + count
+        for low, high in self._dynamic.code_ranges:
+            if high <= start or low >= end:
+                continue
+            if low > start:
+                self._evidence.feed(bytes(self._buf[: low - self._pos]))
+            self._evidence.cut()
+            start = min(high, end)
+        if start < end:
+            self._evidence.feed(bytes(self._buf[start - self._pos : count]))
 
     def _find(self, which: int) -> int:
         """Position of magic ``which`` in the buffer, or -1; remembers what earlier searches saw."""
@@ -189,7 +209,7 @@ class StreamScanner:
 
     def _not_here(self, count: int) -> bool:
         """The magic at the buffer start was not what it looked like: treat it as host bytes."""
-        self._evidence.feed(bytes(self._buf[:count]))
+        self._host_evidence(count)
         self._consume(count)
         return True
 
