@@ -147,6 +147,82 @@ class LibraryFacts:
 
 
 @dataclass(frozen=True)
+class _Prepared:
+    """What every entry's signals look at, computed once per library file."""
+
+    facts: LibraryFacts
+    tails: tuple[str, ...]
+    """Tails of the normalized path, longest first."""
+    folder_tails: tuple[str, ...]
+    """Tails of the dotted package folder."""
+    module_tails: tuple[str, ...]
+    """Tails of each qualified extension module name (folder + ``PyInit_`` name)."""
+    package_key: str | None
+    """The distribution name in PEP 503 form."""
+
+    @classmethod
+    def of(cls, facts: LibraryFacts) -> _Prepared:
+        path = normalize_path(facts.path)
+        folder = _module_folder(path)
+        qualified = [f"{folder}.{name}" if folder else name for name in facts.python_modules]
+        return cls(
+            facts,
+            tuple(_tails(path, "/")),
+            tuple(_tails(folder, ".")),
+            tuple(tail for name in qualified for tail in _tails(name, ".")),
+            normalize_package(facts.package) if facts.package is not None else None,
+        )
+
+
+def literal_prefix(pattern: str) -> str:
+    """The literal text every string a ``^``-anchored regex matches starts with (maybe empty).
+
+    ``^vllm/_C\\.so$`` → ``vllm/_C``; ``^lib(64)?/x$`` → ``lib``; ``^ab?c$`` → ``a``;
+    ``^(a|b)$`` → ``""``. Used to skip regexes that cannot match before running them.
+    """
+    if not pattern.startswith("^") or _top_level_alternation(pattern):
+        return ""
+    out: list[str] = []
+    index = 1
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and index + 1 < len(pattern) and not pattern[index + 1].isalnum():
+            literal, step = pattern[index + 1], 2
+        elif char in _META or char in "[\\":
+            break
+        else:
+            literal, step = char, 1
+        following = pattern[index + step : index + step + 1]
+        if following and following in "?*{":
+            break  # optional: it need not be there
+        out.append(literal)
+        index += step
+    return "".join(out)
+
+
+def _top_level_alternation(pattern: str) -> bool:
+    """Whether ``pattern`` has a ``|`` outside every group and class (``^a|b``)."""
+    depth, index, in_class = 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return True
+        index += 1
+    return False
+
+
+@dataclass(frozen=True)
 class Identity:
     """A known library a file was identified as, and the signals that agreed."""
 
@@ -158,6 +234,7 @@ class Identity:
     """The version an embedded version string gives (the entry's ``versions`` group)."""
 
 
+@functools.lru_cache(maxsize=1024)
 def specificity(pattern: str) -> int:
     """How specific a path regex is: the least number of literal characters it requires.
 
@@ -268,65 +345,81 @@ class KnownLibrary:
                 return pattern
         return None
 
+    def path_match(self, path: str) -> tuple[int, re.Pattern[str]] | None:
+        """The longest tail of ``path`` a path pattern matches: (tail length, pattern)."""
+        return self._path_match(_Prepared.of(LibraryFacts(path)))
+
     def path_rank(self, path: str) -> tuple[int, int] | None:
         """How well a path pattern matches: (length of the longest matching tail, specificity)."""
-        for tail in _tails(normalize_path(path), "/"):
-            pattern = self.matches(tail)
-            if pattern is not None:
-                return len(tail), specificity(pattern.pattern)
-        return None
-
-    def path_weight(self, path: str) -> int:
-        """What the path signal weighs: 2 for a pattern naming the file, 1 for a catch-all.
-
-        A catch-all pattern (one with ``.*``, such as ``^sgl_kernel/.*\\.so$``) only says
-        which package's folder the file is in, so it weighs like the folder signal.
-        """
-        for tail in _tails(normalize_path(path), "/"):
-            pattern = self.matches(tail)
-            if pattern is not None:
-                return 1 if ".*" in pattern.pattern else 2
-        return 0
+        found = self.path_match(path)
+        return (found[0], specificity(found[1].pattern)) if found else None
 
     def in_module(self, path: str) -> bool:
         """Whether the library's folder is (inside) one of this entry's Python packages."""
-        folder = _module_folder(normalize_path(path))
-        return any(
-            tail == module or tail.startswith(module + ".")
-            for tail in _tails(folder, ".")
-            for module in self.modules
-        )
+        return self._in_module(_Prepared.of(LibraryFacts(path)))
 
     def signals(self, facts: LibraryFacts) -> tuple[tuple[str, ...], str | None]:
         """The signals of ``facts`` that point at this library, and an embedded version."""
-        found: set[str] = set()
-        if self.path_rank(facts.path) is not None:
-            found.add("path")
-        if facts.package is not None and self.ships_in(facts.package):
-            found.add("package")
-        if self.modules and self.in_module(facts.path):
-            found.add("folder")
-        folder = _module_folder(normalize_path(facts.path))
-        qualified = [f"{folder}.{name}" if folder else name for name in facts.python_modules]
-        if any(
+        signals, version, _ = self._signals(_Prepared.of(facts))
+        return signals, version
+
+    def _path_match(self, prepared: _Prepared) -> tuple[int, re.Pattern[str]] | None:
+        for tail in prepared.tails:
+            for pattern, prefix in self._path_prefixes:
+                if tail.startswith(prefix) and pattern.fullmatch(tail):
+                    return len(tail), pattern
+        return None
+
+    def _in_module(self, prepared: _Prepared) -> bool:
+        return any(
+            tail == module or tail.startswith(module + ".")
+            for tail in prepared.folder_tails
+            for module in self.modules
+        )
+
+    def _signals(
+        self, prepared: _Prepared
+    ) -> tuple[tuple[str, ...], str | None, tuple[int, re.Pattern[str]] | None]:
+        """The signals that agree (in :data:`SIGNALS` order), a version, the path match."""
+        facts = prepared.facts
+        found: list[str] = []
+        path = self._path_match(prepared) if self.paths else None
+        if path is not None:
+            found.append("path")
+        if prepared.package_key is not None and prepared.package_key in self._package_keys:
+            found.append("package")
+        if self.modules and self._in_module(prepared):
+            found.append("folder")
+        if self.python_modules and prepared.module_tails and any(
             pattern.fullmatch(tail)
-            for name in qualified for tail in _tails(name, ".") for pattern in self.python_modules
+            for tail in prepared.module_tails for pattern in self.python_modules
         ):
-            found.add("python-module")
-        if facts.soname and any(p.fullmatch(facts.soname) for p in self.sonames):
-            found.add("soname")
-        if any(p.fullmatch(n) for n in facts.namespaces for p in self.symbols):
-            found.add("symbols")
-        if any(p.fullmatch(n) for n in facts.dispatch_names for p in self.dispatch):
-            found.add("dispatch")
+            found.append("python-module")
+        if facts.soname and self.sonames and any(p.fullmatch(facts.soname) for p in self.sonames):
+            found.append("soname")
+        if facts.namespaces and self.symbols and any(
+            p.fullmatch(n) for n in facts.namespaces for p in self.symbols
+        ):
+            found.append("symbols")
         version = None
-        for text in facts.versions:
-            for pattern in self.versions:
-                match = pattern.fullmatch(text)
-                if match is not None:
-                    found.add("version-string")
-                    version = version or match.groupdict().get("version")
-        return tuple(signal for signal in SIGNALS if signal in found), version
+        matches = [m for t in facts.versions for p in self.versions if (m := p.fullmatch(t))]
+        if matches:
+            found.append("version-string")
+            version = next((m["version"] for m in matches if m.groupdict().get("version")), None)
+        if facts.dispatch_names and self.dispatch and any(
+            p.fullmatch(n) for n in facts.dispatch_names for p in self.dispatch
+        ):
+            found.append("dispatch")
+        return tuple(found), version, path
+
+    @functools.cached_property
+    def _package_keys(self) -> frozenset[str]:
+        return frozenset(normalize_package(name) for name in self.packages)
+
+    @functools.cached_property
+    def _path_prefixes(self) -> tuple[tuple[re.Pattern[str], str], ...]:
+        """Each path pattern with the literal text every tail it matches starts with."""
+        return tuple((pattern, literal_prefix(pattern.pattern)) for pattern in self.paths)
 
     def to_dict(self) -> dict[str, Any]:
         """The library as JSON-ready data."""
@@ -354,8 +447,7 @@ class KnownLibrary:
 
     def ships_in(self, package: str) -> bool:
         """Whether the distribution ``package`` is one that ships this library."""
-        wanted = normalize_package(package)
-        return any(normalize_package(name) == wanted for name in self.packages)
+        return normalize_package(package) in self._package_keys
 
 
 class LibraryTable:
@@ -420,17 +512,22 @@ class LibraryTable:
         the package folder do. The highest score wins; then the longest matching
         path tail, the most specific path pattern, and table order.
         """
+        prepared = _Prepared.of(facts)
         best: tuple[tuple[int, int, int, int], Identity] | None = None
         for order, library in enumerate(self._libraries):
-            signals, version = library.signals(facts)
+            signals, version, path = library._signals(prepared)
             if not signals:
                 continue
             named = bool(_NAMING.intersection(signals)) or {"package", "folder"} <= set(signals)
             if not named:
                 continue
-            tail, spec = library.path_rank(facts.path) or (0, 0)
             score = sum(_WEIGHTS[s] for s in signals if s != "path")
-            score += library.path_weight(facts.path)
+            tail = spec = 0
+            if path is not None:
+                # A catch-all pattern (one with ".*", such as ^sgl_kernel/.*\.so$) only says
+                # which package's folder the file is in: it weighs like the folder signal.
+                score += 1 if ".*" in path[1].pattern else 2
+                tail, spec = path[0], specificity(path[1].pattern)
             rank = (score, tail, spec, -order)
             if best is None or rank > best[0]:
                 best = (rank, Identity(library, signals, version))
