@@ -35,7 +35,8 @@ from servewise.inspect.gate import classify
 from servewise.inspect.report import BuildReport, LibraryReport, sort_archs
 from servewise.knowledge.engines import EngineTable, load_engine_table
 from servewise.knowledge.gpus import Gpu
-from servewise.knowledge.libraries import LibraryTable, load_library_table, normalize_path
+from servewise.knowledge.libraries import LibraryTable, load_library_table
+from servewise.knowledge.patterns import normalize_path
 from servewise.versions import VersionReading, read_version
 
 STATUSES = ("added", "removed", "changed", "unchanged")

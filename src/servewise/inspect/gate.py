@@ -34,13 +34,9 @@ from servewise.errors import UsageError
 from servewise.inspect.engine_core import NEXT_STEP, BuildEvidence, build_evidence
 from servewise.inspect.report import BuildReport, LibraryReport
 from servewise.knowledge.gpus import Gpu
-from servewise.knowledge.libraries import (
-    KnownLibrary,
-    LibraryTable,
-    close_names,
-    load_library_table,
-)
+from servewise.knowledge.libraries import KnownLibrary, LibraryTable, load_library_table
 from servewise.knowledge.models import ModelTable, load_model_table
+from servewise.knowledge.patterns import close_names
 
 VERDICTS = ("native", "ptx-jit", "jit-dispatch", "missing", "no-gpu-code")
 

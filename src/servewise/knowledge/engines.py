@@ -26,7 +26,7 @@ from servewise.knowledge._load import (
     shipped_entries,
     user_entries,
 )
-from servewise.knowledge.libraries import normalize_package
+from servewise.knowledge.patterns import normalize_package
 
 ENGINES_FILE = "engines.toml"
 TAGS_FILE = "image_tags.toml"

@@ -20,7 +20,6 @@ Each match says which signals agreed::
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from collections.abc import Iterable, Iterator
@@ -37,6 +36,16 @@ from servewise.knowledge._load import (
     merge_by_id,
     shipped_entries,
     user_entries,
+)
+from servewise.knowledge.patterns import (
+    close_names,
+    literal_prefix,
+    module_folder,
+    name_key,
+    normalize_package,
+    normalize_path,
+    specificity,
+    tails,
 )
 
 FILENAME = "libraries.toml"
@@ -82,50 +91,6 @@ _WEIGHTS = {
 #: Signals that name the library by themselves; ``package`` and ``folder`` only support.
 _NAMING = frozenset(SIGNALS) - {"package", "folder"}
 
-_PREFIX = re.compile(r"^.*(?:site|dist)-packages/")
-_META = set(".^$*+?{}()|")
-
-
-def normalize_path(path: str) -> str:
-    """A library path as the table matches it.
-
-    Backslashes become ``/``; everything up to and including the last
-    ``site-packages/`` or ``dist-packages/`` is dropped; so are a leading
-    ``./`` and ``/``.
-    """
-    text = path.replace("\\", "/")
-    text = _PREFIX.sub("", text)
-    while text.startswith("./"):
-        text = text[2:]
-    return text.lstrip("/")
-
-
-def normalize_package(name: str) -> str:
-    """A distribution name in PEP 503 form (``sgl_kernel`` → ``sgl-kernel``)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def name_key(name: str) -> str:
-    """How library names are compared: lower case, ``-``, ``_``, ``.`` and ``+`` dropped."""
-    return re.sub(r"[-_.+\s]+", "", name).lower()
-
-
-def _tails(text: str, separator: str) -> Iterator[str]:
-    """``a/b/c`` → ``a/b/c``, ``b/c``, ``c`` (longest first)."""
-    while text:
-        yield text
-        cut = text.find(separator)
-        if cut < 0:
-            return
-        text = text[cut + 1 :]
-
-
-def _module_folder(path: str) -> str:
-    """The dotted Python package of a normalized path (``deep_gemm/_C.so`` → ``deep_gemm``)."""
-    folder, _, _ = path.rpartition("/")
-    return folder.replace("/", ".")
-
-
 @dataclass(frozen=True)
 class LibraryFacts:
     """What is known about one library file, for :meth:`LibraryTable.identify`."""
@@ -163,63 +128,15 @@ class _Prepared:
     @classmethod
     def of(cls, facts: LibraryFacts) -> _Prepared:
         path = normalize_path(facts.path)
-        folder = _module_folder(path)
+        folder = module_folder(path)
         qualified = [f"{folder}.{name}" if folder else name for name in facts.python_modules]
         return cls(
             facts,
-            tuple(_tails(path, "/")),
-            tuple(_tails(folder, ".")),
-            tuple(tail for name in qualified for tail in _tails(name, ".")),
+            tuple(tails(path, "/")),
+            tuple(tails(folder, ".")),
+            tuple(tail for name in qualified for tail in tails(name, ".")),
             normalize_package(facts.package) if facts.package is not None else None,
         )
-
-
-def literal_prefix(pattern: str) -> str:
-    """The literal text every string a ``^``-anchored regex matches starts with (maybe empty).
-
-    ``^vllm/_C\\.so$`` → ``vllm/_C``; ``^lib(64)?/x$`` → ``lib``; ``^ab?c$`` → ``a``;
-    ``^(a|b)$`` → ``""``. Used to skip regexes that cannot match before running them.
-    """
-    if not pattern.startswith("^") or _top_level_alternation(pattern):
-        return ""
-    out: list[str] = []
-    index = 1
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\" and index + 1 < len(pattern) and not pattern[index + 1].isalnum():
-            literal, step = pattern[index + 1], 2
-        elif char in _META or char in "[\\":
-            break
-        else:
-            literal, step = char, 1
-        following = pattern[index + step : index + step + 1]
-        if following and following in "?*{":
-            break  # optional: it need not be there
-        out.append(literal)
-        index += step
-    return "".join(out)
-
-
-def _top_level_alternation(pattern: str) -> bool:
-    """Whether ``pattern`` has a ``|`` outside every group and class (``^a|b``)."""
-    depth, index, in_class = 0, 0, False
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            return True
-        index += 1
-    return False
 
 
 @dataclass(frozen=True)
@@ -232,66 +149,6 @@ class Identity:
     """Which of :data:`SIGNALS` matched, in that order."""
     version: str | None = None
     """The version an embedded version string gives (the entry's ``versions`` group)."""
-
-
-@functools.lru_cache(maxsize=1024)
-def specificity(pattern: str) -> int:
-    """How specific a path regex is: the least number of literal characters it requires.
-
-    Character classes, ``.`` and escapes such as ``\\d`` count nothing; an
-    escaped literal (``\\.``) counts one; an optional item (``?``, ``*``,
-    ``{0,…}``) counts nothing; an alternation counts its least branch.
-    """
-    value, _ = _min_literals(pattern, 0)
-    return value
-
-
-def _min_literals(pattern: str, index: int) -> tuple[int, int]:
-    """Least literal count of the sequence starting at ``index``, up to ``)`` or the end."""
-    branches: list[int] = []
-    total = 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == ")":
-            break
-        if char == "|":
-            branches.append(total)
-            total = 0
-            index += 1
-            continue
-        if char == "\\" and index + 1 < len(pattern):
-            item = 0 if pattern[index + 1].isalnum() else 1
-            index += 2
-        elif char == "[":
-            end = pattern.find("]", index + 2)
-            index = len(pattern) if end < 0 else end + 1
-            item = 0
-        elif char == "(":
-            index += 1
-            if pattern.startswith("?:", index):
-                index += 2
-            item, index = _min_literals(pattern, index)
-            index += 1  # the closing parenthesis
-        else:
-            item = 0 if char in _META else 1
-            index += 1
-        if index < len(pattern) and pattern[index] in "?*+{":
-            quantifier = pattern[index]
-            if quantifier == "{":
-                end = pattern.find("}", index)
-                end = len(pattern) - 1 if end < 0 else end
-                if re.match(r"\{0*(,|\})", pattern[index:]) is not None:
-                    item = 0
-                index = end + 1
-            else:
-                if quantifier in "?*":
-                    item = 0
-                index += 1
-            if index < len(pattern) and pattern[index] in "?+":
-                index += 1  # lazy or possessive
-        total += item
-    branches.append(total)
-    return min(branches), index
 
 
 @dataclass(frozen=True)
@@ -556,23 +413,6 @@ class LibraryTable:
         return close_names(name, pool)
 
 
-def close_names(name: str, pool: Iterable[str], limit: int = 5) -> tuple[str, ...]:
-    """Up to ``limit`` names of ``pool`` that look like ``name``, best first."""
-    key = name_key(name)
-    scored: dict[str, float] = {}
-    for candidate in pool:
-        other = name_key(candidate)
-        if not other or not key:
-            continue
-        ratio = difflib.SequenceMatcher(None, key, other).ratio()
-        if min(len(key), len(other)) >= 3 and (key in other or other in key):
-            ratio = max(ratio, 0.8)
-        if ratio >= 0.6:
-            scored[candidate] = max(ratio, scored.get(candidate, 0.0))
-    ranked = sorted(scored, key=lambda c: (-scored[c], c))
-    return tuple(ranked[:limit])
-
-
 def library_from_entry(entry: RawEntry) -> KnownLibrary:
     """Validate one ``[[library]]`` entry and build its :class:`KnownLibrary`."""
     reader = EntryReader(entry, FIELDS)
@@ -645,3 +485,10 @@ def load_library_table(user_dir: Path | None = None) -> LibraryTable:
     if not extra:
         return shipped_library_table()
     return _build(merge_by_id(shipped_entries(FILENAME, TABLE), extra))
+
+
+__all__ = [
+    "FIELDS", "SIGNALS", "Identity", "KnownLibrary", "LibraryFacts", "LibraryTable",
+    "close_names", "library_from_entry", "literal_prefix", "load_library_table", "name_key",
+    "normalize_package", "normalize_path", "shipped_library_table", "specificity",
+]
