@@ -6,26 +6,14 @@ import shutil
 import zipfile
 from pathlib import Path
 
-import pytest
-
 from servewise.inspect.diff import diff_builds, engine_version
 from servewise.inspect.scan import scan_build
-from servewise.knowledge.gpus import GpuCatalog, load_gpu_catalog
+from servewise.knowledge.gpus import GpuCatalog
 from support import layouts
 from support.layouts import Dist, install
 from support.paths import BAD_NIGHTLY as BAD
 from support.paths import CUDA
 from support.paths import GOOD_NIGHTLY as GOOD
-
-
-@pytest.fixture(autouse=True)
-def _private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path / "cache"))
-
-
-@pytest.fixture(scope="module")
-def catalog() -> GpuCatalog:
-    return load_gpu_catalog()
 
 
 def test_the_seed_nightlies(catalog: GpuCatalog) -> None:

@@ -10,7 +10,7 @@ import pytest
 from servewise.errors import UsageError
 from servewise.inspect.gate import VERDICTS, gate
 from servewise.inspect.scan import scan_build
-from servewise.knowledge.gpus import GpuCatalog, load_gpu_catalog
+from servewise.knowledge.gpus import GpuCatalog
 from support.binaries import container, entry
 from support.paths import BAD_NIGHTLY as BAD
 from support.paths import CUDA, cuda_expected
@@ -111,11 +111,6 @@ ENGINE_CORES = {"libsw_id_trtllm.so"}
 
 def test_every_fixture_has_verdict_cases() -> None:
     assert {fixture for fixture, _gpu, _verdict in CASES} == set(cuda_expected())
-
-
-@pytest.fixture(scope="module")
-def catalog() -> GpuCatalog:
-    return load_gpu_catalog()
 
 
 @pytest.mark.parametrize(("fixture", "gpu", "verdict"), CASES)

@@ -20,19 +20,9 @@ from servewise.inspect.engine_core import build_evidence
 from servewise.inspect.gate import gate
 from servewise.inspect.report import BuildReport
 from servewise.inspect.scan import scan_build
-from servewise.knowledge.gpus import GpuCatalog, load_gpu_catalog
+from servewise.knowledge.gpus import GpuCatalog
 from support import layouts
 from support.layouts import Dist, install
-
-
-@pytest.fixture(autouse=True)
-def _private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path / "cache"))
-
-
-@pytest.fixture(scope="module")
-def catalog() -> GpuCatalog:
-    return load_gpu_catalog()
 
 
 def ids(report: BuildReport) -> dict[str, tuple[str | None, tuple[str, ...]]]:

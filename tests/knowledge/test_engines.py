@@ -2,37 +2,23 @@
 
 from __future__ import annotations
 
-import tomllib
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from servewise.knowledge import DataFileError
-from servewise.knowledge._load import ENV_VAR, looks_like_source
+from servewise.knowledge._load import looks_like_source
 from servewise.knowledge.engines import (
     ENGINE_FIELDS,
     TAG_FIELDS,
     load_engine_table,
     normalize_repository,
 )
+from support.knowledge import raw_entries
 
-
-def _raw(filename: str, table: str) -> list[dict[str, Any]]:
-    path = resources.files("servewise.knowledge").joinpath("data", filename)
-    entries = tomllib.loads(path.read_text("utf-8"))[table]
-    assert isinstance(entries, list)
-    return entries
-
-
-ENGINES = _raw("engines.toml", "engine")
-TAGS = _raw("image_tags.toml", "tag")
-
-
-@pytest.fixture(autouse=True)
-def _no_user_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv(ENV_VAR, str(tmp_path / "empty"))
+ENGINES = raw_entries("engines.toml", "engine")
+TAGS = raw_entries("image_tags.toml", "tag")
 
 
 @pytest.mark.parametrize("entry", ENGINES + TAGS, ids=lambda e: str(e.get("id")))

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-import tomllib
 import zipfile
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from servewise.knowledge.libraries import (
     specificity,
 )
 from servewise.knowledge.models import FIELDS as MODEL_FIELDS
+from support.knowledge import raw_entries
 
 #: The real wheel, where a developer or the benchmark (benchmarks/gate_speed.py) left it.
 VLLM_WHEEL = next(
@@ -37,21 +36,8 @@ VLLM_WHEEL = next(
 )
 
 
-def _raw(filename: str, table: str) -> list[dict[str, Any]]:
-    path = resources.files("servewise.knowledge").joinpath("data", filename)
-    entries = tomllib.loads(path.read_text("utf-8"))[table]
-    assert isinstance(entries, list)
-    return entries
-
-
-LIBRARIES = _raw("libraries.toml", "library")
-MODELS = _raw("models.toml", "model")
-
-
-@pytest.fixture(autouse=True)
-def _no_user_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Keep the developer's own ~/.config/servewise out of these tests."""
-    monkeypatch.setenv(ENV_VAR, str(tmp_path / "empty"))
+LIBRARIES = raw_entries("libraries.toml", "library")
+MODELS = raw_entries("models.toml", "model")
 
 
 def _sources(entry: dict[str, Any]) -> list[str]:
