@@ -35,7 +35,7 @@ _RECORD_LIMIT = 64 * 2**20
 
 
 @dataclass(frozen=True)
-class Distribution:
+class InstalledDistribution:
     """An installed distribution of the build: name, version, and the files its RECORD lists."""
 
     name: str
@@ -48,14 +48,14 @@ class Distribution:
 
 def distributions(
     source: BuildSource, members: list[Member], notes: list[str]
-) -> list[Distribution]:
+) -> list[InstalledDistribution]:
     """Every ``*.dist-info`` of the build with a readable METADATA (unreadable ones: ``notes``)."""
     folders: dict[str, dict[str, Member]] = {}
     for member in members:
         found = dist_info_file(member.path)
         if found is not None:
             folders.setdefault(found[0], {})[found[1]] = member
-    dists: list[Distribution] = []
+    dists: list[InstalledDistribution] = []
     for folder, files in sorted(folders.items()):
         if "METADATA" not in files:
             continue
@@ -71,7 +71,7 @@ def distributions(
         except FormatError as error:
             notes.append(f"ignored {folder}: {error.message}")
             continue
-        dists.append(Distribution(name, version, posixpath.dirname(folder), record))
+        dists.append(InstalledDistribution(name, version, posixpath.dirname(folder), record))
     return dists
 
 
@@ -120,7 +120,7 @@ def provenance_for(
     scans: Mapping[str, LibraryScan | None],
     notes: list[str],
     table: LibraryTable | None = None,
-    dists: list[Distribution] | None = None,
+    dists: list[InstalledDistribution] | None = None,
 ) -> dict[str, Provenance]:
     """Provenance for each library path of the build (the keys of ``scans``).
 

@@ -202,19 +202,6 @@ class KnownLibrary:
                 return pattern
         return None
 
-    def path_match(self, path: str) -> tuple[int, re.Pattern[str]] | None:
-        """The longest tail of ``path`` a path pattern matches: (tail length, pattern)."""
-        return self._path_match(_Prepared.of(LibraryFacts(path)))
-
-    def path_rank(self, path: str) -> tuple[int, int] | None:
-        """How well a path pattern matches: (length of the longest matching tail, specificity)."""
-        found = self.path_match(path)
-        return (found[0], specificity(found[1].pattern)) if found else None
-
-    def in_module(self, path: str) -> bool:
-        """Whether the library's folder is (inside) one of this entry's Python packages."""
-        return self._in_module(_Prepared.of(LibraryFacts(path)))
-
     def signals(self, facts: LibraryFacts) -> tuple[tuple[str, ...], str | None]:
         """The signals of ``facts`` that point at this library, and an embedded version."""
         signals, version, _ = self._signals(_Prepared.of(facts))
