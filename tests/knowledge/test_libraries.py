@@ -171,6 +171,21 @@ MATCHES = [
     ("nvidia/cuda_nvrtc/lib/libnvrtc.so.12", "nvrtc"),
     ("nvidia/cufft/lib/libcufft.so.11", "nvidia-cuda-libs"),
     ("flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so", "flash_attn"),
+    # layouts added with library identity
+    ("deep_gemm/deep_gemm_cpp.cpython-312-x86_64-linux-gnu.so", "deep_gemm"),
+    ("deep_gemm_cpp.cpython-311-x86_64-linux-gnu.so", "deep_gemm"),
+    ("deep_gemm/_C.so", "deep_gemm"),
+    ("tensorrt_llm/libs/libtensorrt_llm.so", "tensorrt_llm"),
+    ("tensorrt_llm/libs/libth_common.so", "tensorrt_llm_torch_ops"),
+    ("tensorrt_llm/libs/libnvinfer_plugin_tensorrt_llm.so", "tensorrt_llm_plugins"),
+    ("tensorrt_llm/bindings.cpython-312-x86_64-linux-gnu.so", "tensorrt_llm_bindings"),
+    ("tensorrt_llm/libs/libdecoder_attention_0.so", "tensorrt_llm_other"),
+    ("tensorrt_libs/libnvinfer.so.10", "tensorrt"),
+    ("mscclpp/lib/libmscclpp.so", "mscclpp"),
+    ("mscclpp/_mscclpp.cpython-312-x86_64-linux-gnu.so", "mscclpp"),
+    ("libmscclpp_nccl.so", "mscclpp"),
+    ("usr/lib/x86_64-linux-gnu/libnccl.so.2", "nccl"),
+    ("onnxruntime/capi/libonnxruntime_providers_cuda.so", "onnxruntime-cuda"),
 ]
 
 
