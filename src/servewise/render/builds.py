@@ -83,7 +83,7 @@ def diff_table(diff: BuildDiff, *, everything: bool = False) -> Table | None:
     table.add_column("JIT-dispatch")
     table.add_column("provenance")
     if diff.gpu is not None:
-        table.add_column(f"verdict on {diff.gpu.name}")
+        table.add_column(f"verdict on {diff.gpu.id}")
     for name, before, after in diff.packages:
         if everything or not _is_engine(diff, name):
             table.add_row(Text(f"{name} (distribution)", style="dim"),
@@ -133,8 +133,9 @@ def diff_summary(diff: BuildDiff) -> Text:
     if diff.gpu is not None:
         changed = [c.path for c in diff.libraries if c.verdict_changed]
         if changed:
+            libraries = "1 library" if len(changed) == 1 else f"{len(changed)} libraries"
             return Text.assemble(("DIFFER", "bold red"), f": the verdict on {diff.gpu.name} "
-                                 f"changed for {len(changed)} library(ies) ({tally})")
+                                 f"changed for {libraries} ({tally})")
         return Text.assemble(("SAME", "green"), f": every verdict on {diff.gpu.name} is "
                              f"unchanged ({tally or 'nothing changed'})")
     if diff.coverage_changed:
