@@ -46,6 +46,7 @@ fixtures:
 
 bench: test-deps
 	$(BIN)/python benchmarks/gate_speed.py
+	$(BIN)/python benchmarks/identity_speed.py
 
 ## Images in a local registry against skopeo (needs Debian's skopeo).
 bench-images: test-deps system-deps

@@ -14,6 +14,7 @@ import pytest
 
 from servewise.errors import IntegrityError, RegistryError, ServewiseError, SourceError
 from servewise.inspect import scan as scan_module
+from servewise.inspect.diff import engine_version
 from servewise.inspect.scan import scan_build
 from servewise.sources import SourceOptions
 from servewise.store import Store
@@ -72,7 +73,8 @@ def test_every_place_gives_the_wheel_libraries(
         assert library.provenance.package == "vllm"
     deep_gemm = report.library(DEEP_GEMM)
     assert "sm_120" in deep_gemm.dispatch and deep_gemm.provenance.library_id == "deep_gemm"
-    assert report.engine == {"package": "vllm", "version": "0.26.1rc1.dev77+ga6b593d2"}
+    engine = engine_version(report)
+    assert engine is not None and engine.version == "0.26.1rc1.dev77+ga6b593d2"
     assert report.metadata["created"] == "2026-07-29T04:00:00Z"
     assert report.metadata["platform"] == "linux/amd64"
     assert report.units.kind == "layer" and report.units.read == 2
@@ -129,7 +131,8 @@ def test_an_upper_layer_replaces_a_library(tmp_path: Path, registry: Registry) -
     assert "sm_120" not in deep_gemm.scan.dispatch
     # The lower layer's sm120 header was never deleted (no whiteout), so it is still there.
     assert deep_gemm.headers["sm_120"] == ("sm120_fp8_fp4_gemm_1d1d.cuh",)
-    assert report.engine == {"package": "vllm", "version": "0.26.1rc1.dev181+gf5a76426"}
+    engine = engine_version(report)
+    assert engine is not None and engine.version == "0.26.1rc1.dev181+gf5a76426"
 
 
 def test_links_and_odd_paths(tmp_path: Path, registry: Registry) -> None:

@@ -104,7 +104,8 @@ def stored(no_cache: bool) -> Iterator[Store | None]:
             store.close()
 
 
-def _scan(ref: str, no_cache: bool, as_json: bool, options: SourceOptions) -> BuildReport:
+def _scan(ref: str, no_cache: bool, as_json: bool, options: SourceOptions | None = None
+          ) -> BuildReport:
     from servewise.inspect.scan import scan_build
 
     with stored(no_cache) as store, _progress(not as_json) as progress:
@@ -113,8 +114,11 @@ def _scan(ref: str, no_cache: bool, as_json: bool, options: SourceOptions) -> Bu
 
 def source_summary(report: BuildReport) -> dict[str, object]:
     """What JSON output carries about the source besides the libraries."""
+    from servewise.inspect.diff import engine_version
+
+    engine = engine_version(report)
     return {"source_kind": report.source_kind, "metadata": report.metadata,
-            "engine": report.engine, "units": report.units.to_dict(),
+            "engine": engine.to_dict() if engine else None, "units": report.units.to_dict(),
             "scanned_bytes": report.scanned_bytes}
 
 
@@ -149,7 +153,8 @@ def inspect(
     if evidence.reason is not None:
         say("warning", "yellow", evidence.reason)
     if as_json:
-        emit_json({**report.to_dict(entries=entries), **evidence.to_dict()})
+        emit_json({**report.to_dict(entries=entries), **source_summary(report),
+                   **evidence.to_dict()})
         return
     from servewise.render.tables import entries_table, inspect_table, source_line
 

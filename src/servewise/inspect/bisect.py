@@ -24,6 +24,7 @@ from typing import Any
 
 from servewise.archs import Arch
 from servewise.errors import UsageError
+from servewise.inspect.diff import engine_version
 from servewise.inspect.gate import GateResult, gate
 from servewise.inspect.report import BuildReport, LibraryReport, sort_archs
 from servewise.inspect.scan import scan_build
@@ -149,9 +150,14 @@ class Probe:
             **self.candidate.to_dict(), "index": self.index, "good": self.good,
             "why": self.why, "units_read": self.report.units.read,
             "units_cached": self.report.units.cached, "unit_kind": self.report.units.kind,
-            "bytes_read": self.report.scanned_bytes, "engine": self.report.engine,
+            "bytes_read": self.report.scanned_bytes, "engine": _engine(self.report),
             "digest": self.report.metadata.get("digest"),
         }
+
+
+def _engine(report: BuildReport) -> dict[str, Any] | None:
+    engine = engine_version(report)
+    return engine.to_dict() if engine else None
 
 
 def _provenance(library: LibraryReport | None) -> dict[str, Any] | None:

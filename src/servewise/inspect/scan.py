@@ -16,7 +16,7 @@ import posixpath
 import signal
 from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from servewise.errors import (
@@ -30,7 +30,7 @@ from servewise.errors import (
 from servewise.formats.evidence import header_arch
 from servewise.formats.magic import PREFIX_BYTES, describe_prefix, object_kind
 from servewise.formats.stream import StreamFindings, StreamScanner
-from servewise.inspect.provenance import provenance_for
+from servewise.inspect.provenance import distributions, provenance_for
 from servewise.inspect.report import (
     BuildReport,
     CodeEntry,
@@ -42,7 +42,7 @@ from servewise.sources import BuildSource, Member, Source, SourceOptions, Unit, 
 from servewise.store import Store
 
 #: Bump when what a scan records changes: older cached results are then ignored.
-SCANNER_VERSION = 4
+SCANNER_VERSION = 5
 
 #: Below this many bytes to scan, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 32 * 2**20
@@ -101,6 +101,8 @@ def findings_to_scan(findings: StreamFindings) -> LibraryScan:
         git_hashes=findings.evidence.git_hashes,
         host_machine=machine,
         warnings=findings.warnings,
+        versions=findings.evidence.versions,
+        dynamic=findings.dynamic,
     )
 
 
@@ -260,8 +262,8 @@ def scan_build(
     notes = list(contents.notes)
     scanned = [m for m in contents.members if m.path in contents.scans]
     headers = _attribute_headers([m.path for m in contents.members], [m.path for m in scanned])
-    provenance = provenance_for(contents, contents.members, [m.path for m in scanned], notes)
-    libraries: list[LibraryReport] = []
+    scans: dict[str, LibraryScan] = {}
+    sizes: dict[str, int] = {}
     for member in sorted(scanned, key=lambda m: m.path):
         data = contents.scans[member.path]
         if data is None:
@@ -277,27 +279,28 @@ def scan_build(
         if scan.host_machine is None and not scan.entries:
             _skip_unreadable(source, contents, member, notes, is_object=True)
             continue
-        libraries.append(
-            LibraryReport(
-                path=member.path,
-                size=member.size,
-                scan=scan,
-                provenance=replace(
-                    provenance[member.path],
-                    git_hashes=tuple(
-                        dict.fromkeys(provenance[member.path].git_hashes + scan.git_hashes)
-                    ),
-                ),
-                headers={a: tuple(sorted(n)) for a, n in headers.get(member.path, {}).items()},
-                cached=contents.origin.get(member.path) in cached,
-            )
+        scans[member.path] = scan
+        sizes[member.path] = member.size
+    dists = distributions(contents, contents.members, notes)
+    provenance = provenance_for(contents, contents.members, scans, notes, dists=dists)
+    libraries = tuple(
+        LibraryReport(
+            path=path,
+            size=sizes[path],
+            scan=scan,
+            provenance=provenance[path],
+            headers={a: tuple(sorted(n)) for a, n in headers.get(path, {}).items()},
+            cached=contents.origin.get(path) in cached,
         )
+        for path, scan in scans.items()
+    )
     return BuildReport(
         ref=ref,
         source_kind=source.kind,
-        libraries=tuple(libraries),
+        libraries=libraries,
         notes=tuple(notes),
         scanned_bytes=sum(unit.size for unit in todo),
+        packages=tuple(sorted({(d.name, d.version) for d in dists})),
         files_listed=len(contents.members),
         files_read=len(scanned),
         metadata=source.metadata(),
