@@ -13,6 +13,9 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+from packaging.version import InvalidVersion
+
 from servewise.errors import FormatError
 
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
@@ -21,10 +24,6 @@ ACCEPT = f"{SIMPLE_JSON}, {SIMPLE_HTML};q=0.2, text/html;q=0.01"
 #: Largest project page read.
 MAX_PAGE_BYTES = 64 * 2**20
 
-_WHEEL_RE = re.compile(
-    r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-(?P<build>\d[^-]*))?"
-    r"-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$"
-)
 
 
 def normalize_name(name: str) -> str:
@@ -62,17 +61,18 @@ class WheelName:
 
 
 def parse_wheel_name(filename: str) -> WheelName | None:
-    """A wheel's name and tags; ``None`` when ``filename`` is not a wheel's."""
-    match = _WHEEL_RE.match(filename.rsplit("/", 1)[-1])
-    if match is None:
+    """A wheel's name and tags (``packaging``'s parser); ``None`` when it is not a wheel's."""
+    try:
+        name, version, build, tags = parse_wheel_filename(filename.rsplit("/", 1)[-1])
+    except (InvalidWheelFilename, InvalidVersion):
         return None
     return WheelName(
-        name=normalize_name(match.group("name")),
-        version=match.group("version"),
-        build=match.group("build") or "",
-        python=tuple(match.group("py").split(".")),
-        abi=tuple(match.group("abi").split(".")),
-        platform=tuple(match.group("plat").split(".")),
+        name=str(name),
+        version=str(version),
+        build="".join(str(part) for part in build),
+        python=tuple(sorted({tag.interpreter for tag in tags})),
+        abi=tuple(sorted({tag.abi for tag in tags})),
+        platform=tuple(sorted({tag.platform for tag in tags})),
     )
 
 
