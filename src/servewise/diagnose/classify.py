@@ -176,11 +176,12 @@ class Classifier:
         """Phases the event itself names: its frames' functions, then its message."""
         found: list[str] = []
         functions = [frame.function for frame in event.frames]
+        innermost = event.frames[-1].path if event.frames else None
         message = _PATHS.sub(" ", event.text)
         for phase in self.rules.tables.phases:
             if any(p.search(f) for p in phase.functions for f in functions) or any(
                 p.search(message) for p in phase.messages
-            ):
+            ) or (innermost is not None and any(p.search(innermost) for p in phase.innermost)):
                 found.append(phase.id)
         return tuple(found)
 

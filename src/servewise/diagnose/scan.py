@@ -18,11 +18,11 @@ of the assembler (capped), and the bounded summaries of the collector.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import ahocorasick_rs
 
-from servewise.diagnose.classify import Classifier
+from servewise.diagnose.classify import Classifier, Match
 from servewise.diagnose.result import Diagnosis
 from servewise.diagnose.select import Collector
 from servewise.errors import LogInputError
@@ -72,12 +72,16 @@ class LogScanner:
     """Feed a log's bytes with :meth:`feed`; :meth:`finish` returns the :class:`Diagnosis`.
 
     ``gpu_total_gib`` and ``gpu_name`` (from ``--gpu``) stand in for what the log does
-    not say. With ``prefilter=False`` every line is parsed (slow; for tests).
+    not say. With ``prefilter=False`` every line is parsed (slow; for tests). ``on_match``
+    sees every classified event.
     """
 
     def __init__(self, rules: RuleSet, *, gpu_total_gib: float | None = None,
-                 gpu_name: str | None = None, prefilter: bool = True) -> None:
+                 gpu_name: str | None = None, prefilter: bool = True,
+                 on_match: Callable[[Match], None] | None = None) -> None:
         self.rules = rules
+        self.on_match = on_match
+        """Called with every classified event (tests and tools that want the details)."""
         self.gpu_total_gib = gpu_total_gib
         self.gpu_name = gpu_name
         self.prefilter = prefilter
@@ -247,6 +251,8 @@ class LogScanner:
 
     def _event(self, event: Event) -> None:
         match = self._classifier.classify(event)
+        if self.on_match is not None:
+            self.on_match(match)
         if self._collector.add(match):
             self._classifier.mark_failure()
             self.failure_seen = True

@@ -70,7 +70,8 @@ class _Aggregate:
     fields: dict[str, FieldValue] = field(default_factory=dict)
 
     def add(self, match: Match) -> None:
-        self.count += match.event.repeated
+        if not match.quoted:
+            self.count += match.event.repeated
         if not match.quoted:
             if not self.own:
                 self.first = match  # an own event says more than a wrapper's quote
@@ -79,7 +80,8 @@ class _Aggregate:
             self.wrapped = True
         self.phase_evidence = self.phase_evidence or match.phase_evidence
         process = match.event.process
-        if process not in self.processes and len(self.processes) < MAX_PROCESSES:
+        if not match.quoted and process not in self.processes and len(
+                self.processes) < MAX_PROCESSES:
             self.processes.append(process)
         for name, value in match.fields.items():
             self.fields.setdefault(name, value)
@@ -254,7 +256,8 @@ class _Builder:
         if isinstance(gpu, str):
             values.setdefault("gpu", gpu)
         if match.phases:
-            values.setdefault("phase", match.phases[0])
+            own = [phase for phase in match.phases if phase in rule.phases]
+            values.setdefault("phase", (own or list(match.phases))[0])
         values["engine"] = engine[0]
         version = facts.get("engine_version")
         if version is not None:

@@ -80,6 +80,9 @@ class Phase:
     """Frame function names that place a failure in this phase."""
     messages: tuple[re.Pattern[str], ...]
     """Message text that places a failure in this phase."""
+    innermost: tuple[re.Pattern[str], ...]
+    """Paths of the innermost frame that place a failure here (an allocation inside a kernel
+    library is that library's workspace)."""
     markers: tuple[str, ...]
     """Literal log text that marks entering this phase."""
     sources: tuple[str, ...]
@@ -214,13 +217,14 @@ def _load_facts(user_dir: Path | None | bool) -> tuple[Fact, ...]:
 def _load_phases(user_dir: Path | None | bool) -> tuple[Phase, ...]:
     phases = []
     for entry in _entries("diagnose_phases.toml", "phase", user_dir):
-        reader = EntryReader(entry, {"id", "name", "functions", "messages", "markers", "source",
-                                     "notes"})
+        reader = EntryReader(entry, {"id", "name", "functions", "messages", "innermost",
+                                     "markers", "source", "notes"})
         phases.append(Phase(
             id=_slug(reader),
             name=reader.string("name"),
             functions=_regex_list(reader, "functions"),
             messages=_regex_list(reader, "messages"),
+            innermost=_regex_list(reader, "innermost"),
             markers=reader.strings("markers", required=False),
             sources=reader.sources(),
         ))
