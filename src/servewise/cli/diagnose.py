@@ -85,6 +85,10 @@ def diagnose_log(
                 scanner.feed(chunk)
         except KeyboardInterrupt:
             say("note", "dim", "interrupted: diagnosing what was read so far")
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()  # the file is closed even when the input is refused mid-way
         diagnosis = scanner.finish()
     except ServewiseError as error:
         fail(error, as_json)

@@ -340,7 +340,7 @@ class _Builder:
                 phase_evidence=aggregate.phase_evidence, wrapped=aggregate.wrapped,
                 count=aggregate.count, processes=len(aggregate.processes), complete=complete,
                 own=aggregate.own, status=rule.status),
-            occurrences=aggregate.count, processes=tuple(aggregate.processes),
+            occurrences=max(aggregate.count, 1), processes=tuple(aggregate.processes),
             first_line=aggregate.first_line,
         )
 

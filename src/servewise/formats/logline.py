@@ -34,7 +34,7 @@ _TGI = re.compile(
     r"(?P<target>(?:[\w.-]+(?:::[\w.-]+)*: ){1,2})"
 )
 _DOCKER_TS = re.compile(r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) ")
-_COMPOSE = re.compile(r"(?P<service>[A-Za-z0-9][\w.-]*)\s+\| (?=\S|$)")
+_COMPOSE = re.compile(r"(?P<service>[A-Za-z0-9][\w.-]*)\s+\| ")
 _JOURNAL = re.compile(
     r"(?P<ts>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>[\w.-]+) "
     r"(?P<unit>[\w@.\-/]+?)(?:\[(?P<pid>\d+)\])?: "
@@ -143,7 +143,7 @@ def process_label(role: str | None, ranks: tuple[tuple[str, int], ...], pid: int
         else:
             name = " ".join(f"{key.upper()}{value}" for key, value in ranks)
     else:
-        suffix = "".join(f"_{key.upper()}{value}" for key, value in ranks if key != "rank")
+        suffix = "".join(f"_{key.upper()}{value}" for key, value in ranks)
         name = f"{role}{suffix}"
     return name if pid is None else f"{name} pid={pid}"
 
