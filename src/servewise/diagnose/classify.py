@@ -15,6 +15,8 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 
+import ahocorasick_rs
+
 from servewise.diagnose.fields import convert, extract_groups, extract_lists
 from servewise.diagnose.result import FieldValue
 from servewise.formats.logevents import Event
@@ -75,10 +77,30 @@ class Classifier:
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
         tables = rules.tables
-        self._facts = [fact for fact in tables.facts]
-        self._markers = [(marker, phase.id) for phase in tables.phases for marker in phase.markers]
+        # One automaton per question: which facts or phase markers a line may hold, which
+        # rules an event's text may match; then only those are tried.
+        self._line_targets: list[tuple[str, object]] = []
+        words: list[str] = []
+        for fact in tables.facts:
+            for keyword in fact.keywords:
+                words.append(keyword)
+                self._line_targets.append(("fact", fact))
+        for phase in tables.phases:
+            for marker in phase.markers:
+                words.append(marker)
+                self._line_targets.append(("marker", phase.id))
+        self._line_automaton = ahocorasick_rs.AhoCorasick(words)
         self._matching = rules.by_kind("wrapper", "noise")
         self._causes = rules.by_kind("cause", "symptom")
+        rule_words: list[str] = []
+        self._word_rules: list[Rule] = []
+        for rule in (*self._matching, *self._causes):
+            for keyword in rule.keywords:
+                rule_words.append(keyword)
+                self._word_rules.append(rule)
+        self._rule_automaton = ahocorasick_rs.AhoCorasick(rule_words)
+        self._order = {rule.id: index for index, rule in enumerate((*self._matching,
+                                                                     *self._causes))}
         self._runs: deque[_Run] = deque([_Run(0, 0)], maxlen=8)
         self.sources: dict[str, int] = {}
         self.hints: dict[str, int] = {}
@@ -101,20 +123,30 @@ class Classifier:
         if line.source in _ENGINES:
             self.sources[line.source] = self.sources.get(line.source, 0) + 1
         text = line.text
-        for fact in self._facts:
-            if not any(keyword in text for keyword in fact.keywords):
+        hits = self._line_automaton.find_matches_as_indexes(text, overlapping=True)
+        if not hits:
+            return
+        seen: set[int] = set()
+        marked = False
+        for index, _, _ in hits:
+            if index in seen:
                 continue
-            for pattern in fact.patterns:
+            seen.add(index)
+            kind, target = self._line_targets[index]
+            if kind == "marker":
+                if not marked:
+                    self.run.stages.append((line.number, str(target)))
+                    self.run.progressed = True
+                    marked = True
+                continue
+            fact = target
+            assert not isinstance(fact, str)
+            for pattern in fact.patterns:  # type: ignore[attr-defined]
                 found = pattern.search(text)
-                if found is None:
-                    continue
-                self._fact(fact.id, fact.kind, fact.engine, found, line.number)
-                break
-        for marker, phase in self._markers:
-            if marker in text:
-                self.run.stages.append((line.number, phase))
-                self.run.progressed = True
-                break
+                if found is not None:
+                    self._fact(fact.id, fact.kind, fact.engine, found,  # type: ignore[attr-defined]
+                               line.number)
+                    break
 
     def _fact(self, ident: str, kind: str, engine: str | None, found: re.Match[str],
               number: int) -> None:
@@ -190,7 +222,10 @@ class Classifier:
         run = self._run_of(event.first_line)
         shutdown = run.shutdown_line is not None and run.shutdown_line < event.first_line
         text = event.text
-        for rule in self._matching:
+        candidates = self._candidates(text)
+        for rule in candidates:
+            if rule.kind not in ("wrapper", "noise"):
+                continue
             hit = self._try(rule, event, text, ())
             if hit is not None:
                 match = Match(rule.kind, event, run.index, rule, hit[0], hit[1],
@@ -210,7 +245,7 @@ class Classifier:
                         inner_match.quoted = True
                         match.inner.append(inner_match)
                 return match
-        cause = self._cause(event, text=text, implied=(), run=run.index)
+        cause = self._cause(event, text=text, implied=(), run=run.index, candidates=candidates)
         if cause is not None:
             cause.shutdown = shutdown
             return cause
@@ -226,17 +261,27 @@ class Classifier:
         return tuple(phase.id for phase in self.rules.tables.phases
                      if any(pattern.search(method) for pattern in phase.functions))
 
-    def _cause(self, event: Event, *, text: str, implied: tuple[str, ...],
-               run: int) -> Match | None:
+    def _candidates(self, text: str) -> list[Rule]:
+        """The rules one of whose keywords is in ``text``, in rule order."""
+        found = {id(self._word_rules[i]): self._word_rules[i]
+                 for i, _, _ in self._rule_automaton.find_matches_as_indexes(
+                     text, overlapping=True)}
+        return sorted(found.values(), key=lambda rule: self._order[rule.id])
+
+    def _cause(self, event: Event, *, text: str, implied: tuple[str, ...], run: int,
+               candidates: list[Rule] | None = None) -> Match | None:
+        rules = [rule for rule in (candidates if candidates is not None
+                                   else self._candidates(text))
+                 if rule.kind in ("cause", "symptom")]
+        if not rules:
+            return None
         own = self.phases_of(event)
         phases = own or implied
         if not phases:
             stage = self.stage(event.first_line)
             phases = (stage,) if stage else ()
         best: Match | None = None
-        for rule in self._causes:
-            if not any(keyword in text for keyword in rule.keywords):
-                continue
+        for rule in rules:
             hit = self._try(rule, event, text, phases)
             if hit is None:
                 continue
@@ -250,8 +295,6 @@ class Classifier:
 
     def _try(self, rule: Rule, event: Event, text: str,
              phases: tuple[str, ...]) -> tuple[Signature, dict[str, FieldValue], str] | None:
-        if rule.kind in ("wrapper", "noise") and not any(k in text for k in rule.keywords):
-            return None
         for signature in rule.signatures:
             found = signature.pattern.search(text)
             if found is None:

@@ -43,8 +43,8 @@ RING_LINES = 200
 """Unparsed lines kept from the previous chunk, for look-back."""
 LOOKBACK_LINES = 200
 """At most this many traceback lines above a hit are parsed with it."""
-AFTER_LINES = 3
-"""Lines parsed after a hit, for messages that continue (a path on the next line)."""
+AFTER_LINES = 1
+"""Lines parsed after a hit (an open exception message keeps the parser going, too)."""
 BUSY_LINES = 400
 """Lines parsed after a hit while a traceback is still open."""
 _BINARY_PROBE = 8192
@@ -86,7 +86,8 @@ class LogScanner:
         self.gpu_name = gpu_name
         self.prefilter = prefilter
         keywords = [word.encode() for word in prefilter_keywords(rules)]
-        self._automaton = ahocorasick_rs.BytesAhoCorasick(keywords)
+        self._automaton = ahocorasick_rs.BytesAhoCorasick(
+            keywords, implementation=ahocorasick_rs.Implementation.DFA)
         self._assembler = EventAssembler()
         self._classifier = Classifier(rules)
         self._collector = Collector(rules)

@@ -175,8 +175,8 @@ class EventAssembler:
 
     @property
     def busy(self) -> bool:
-        """Whether a traceback is still open (its end has not been seen)."""
-        return any(state.kind == "traceback" for state in self._open.values())
+        """Whether a traceback or an exception's message is still open (more may follow)."""
+        return any(state.kind in ("traceback", "exception") for state in self._open.values())
 
     def feed(self, line: LogLine) -> list[Event]:
         """Take the next line; return the events it completed."""
