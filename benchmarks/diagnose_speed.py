@@ -161,8 +161,8 @@ def main() -> None:
     ]
     print(f"log: {size / 2**20:.0f} MiB, cause near the end: {figures['root_cause']}")
     print(f"{'method':<55} {'median':>10}  peak memory")
-    for name, seconds, memory in rows:
-        print(f"{name:<55} {seconds:>10}  {memory}")
+    for name, took, memory in rows:
+        print(f"{name:<55} {took:>10}  {memory}")
     text = json.dumps(figures, indent=2)
     print(text)
     if args.json:

@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - the fixtures are real log lines, kept whole
 """Write the per-rule log fixtures of the diagnose tests: tests/data/diagnose/rules/<ID>/.
 
 Each rule gets ``positive.log`` (its example failure inside a realistic multi-process log:

@@ -23,9 +23,9 @@ pytestmark = pytest.mark.engine
 def _failed_log(python: Path, model: Path, tmp_path: Path, args: tuple[str, ...],
                 env: dict[str, str | None] | None = None) -> Diagnosis:
     log = tmp_path / "engine.log"
-    with pytest.raises(EngineStartError) as info:
-        with start_engine(python, model, extra_args=args, env=env, log_path=log):
-            pass
+    with pytest.raises(EngineStartError) as info, start_engine(
+            python, model, extra_args=args, env=env, log_path=log):
+        pass
     diagnosis = diagnose_text(info.value.log_text())
     assert diagnosis.exit_code == 1
     return diagnosis

@@ -28,7 +28,8 @@ __all__ = ["Classifier", "Match"]
 _PATHS = re.compile(r"\S*/\S*")
 _ERROR_TEXT = re.compile(
     r"^(?:terminate called after throwing|Segmentation fault|Aborted|Fatal Python error|"
-    r"\*\*\* .*(?:signal|SIG\w+)|.*\bAssertion [`'\"].*[`'\"] failed)|\b(?:fatal|FATAL) ?(?:error)?:"
+    r"\*\*\* .*(?:signal|SIG\w+)|.*\bAssertion [`'\"].*[`'\"] failed)"
+    r"|\b(?:fatal|FATAL) ?(?:error)?:"
 )
 _BENIGN_EXCEPTIONS = re.compile(
     r"(?:^|\.)(?:KeyboardInterrupt|CancelledError|SystemExit|GeneratorExit|StopIteration|"

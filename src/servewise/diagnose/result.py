@@ -84,7 +84,7 @@ class Finding:
     related: tuple[str, ...]
     """servewise commands that help (``servewise gate IMAGE --gpu rtx-pro-6000``)."""
     confidence: float
-    """0–1, computed from the evidence (see docs/diagnose.md)."""
+    """0 to 1, computed from the evidence (see docs/diagnose.md)."""
     occurrences: int = 1
     """How many times it was seen (ranks, repeats)."""
     processes: tuple[str, ...] = ()

@@ -165,7 +165,7 @@ class LogScanner:
             return starts
         view = memoryview(data)[start:]
         found = self._automaton.find_matches_as_indexes(view)
-        starts: list[int] = []
+        starts = []
         line_end = -1
         rfind, find = data.rfind, data.find
         for _, begin, _ in found:

@@ -167,7 +167,7 @@ class Collector:
         failing = [(run, data) for run, data in self._runs.items() if data.failed]
         if not failing:
             return Diagnosis(None, (), lines=lines, engine=engine, runs=classifier.run_count)
-        run, data = failing[-1]
+        _, data = failing[-1]
         builder = _Builder(self.rules, classifier, gpu_total_gib, gpu_name, data)
         causes = [a for a in data.causes.values() if a.rule.kind == "cause"]
         symptoms = [a for a in data.causes.values() if a.rule.kind == "symptom"]
@@ -206,7 +206,7 @@ def confidence(*, kind: str, literal: int, phase_evidence: bool, wrapped: bool, 
     when wrappers agree (one quotes it, or wrappers follow it), 0.05 when more
     than one process or occurrence reported it, 0.05 when every value the fix
     needs was read; minus 0.15 when it was seen only quoted inside a wrapper and
-    0.05 for a preview rule. The result is kept within 0.05–0.97.
+    0.05 for a preview rule. The result is kept within 0.05 and 0.97.
     """
     value = 0.55 if kind == "cause" else 0.40
     value += 0.25 * min(1.0, literal / 40)
@@ -345,7 +345,7 @@ class _Builder:
         )
 
     def _wrapper_evidence(self, after: int = 0, limit: int = 3) -> list[Evidence]:
-        items = []
+        items: list[Evidence] = []
         for wrapper in self.data.wrappers:
             if wrapper.event.match_line >= after and len(items) < limit:
                 items.append(Evidence(wrapper.event.match_line, _first_text(wrapper),

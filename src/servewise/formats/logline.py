@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["LogLine", "parse_line", "process_label", "strip_ansi"]
@@ -222,7 +223,7 @@ def _set_time(meta: _Meta, ts: str | None) -> None:
         meta.timestamp = ts
 
 
-def _strip_one(text: str, meta: _Meta) -> str:  # noqa: C901 - one branch per format
+def _strip_one(text: str, meta: _Meta) -> str:
     if not text:
         return text
     first = text[0]
@@ -362,7 +363,7 @@ def _buildkite(match: re.Match[str], meta: _Meta) -> None:
     _set_time(meta, match["ts"])
 
 
-_BRACKET_FORMATS: tuple[tuple[re.Pattern[str], object], ...] = (
+_BRACKET_FORMATS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], _Meta], None]], ...] = (
     (_SGLANG, _sglang),
     (_TRTLLM_PY, _trtllm_py),
     (_TRTLLM_CPP, _trtllm_cpp),

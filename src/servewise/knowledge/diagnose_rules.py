@@ -340,8 +340,8 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
         if phase not in phase_ids:
             raise reader.error("phases", "unknown phase", expected=", ".join(sorted(phase_ids)),
                                found=phase)
-    phase = reader.optional_string("phase") or None
-    if phase is not None and (kind != "wrapper" or phase not in phase_ids):
+    implied_phase = reader.optional_string("phase") or None
+    if implied_phase is not None and (kind != "wrapper" or implied_phase not in phase_ids):
         raise reader.error("phase", "only a wrapper names the phase its inner message is in, "
                            "and it must be a known phase", found=phase)
     fact_ids = {fact.id for fact in tables.facts if fact.kind == "value"}
@@ -373,7 +373,7 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
                            for t in reader.strings("evidence_any", required=False)),
         exclude=tuple(compile_regex(reader, "exclude", tables.expand(t, reader, "x"))
                       for t in reader.strings("exclude", required=False)),
-        extract=extract, facts=facts, advice=advice, phase=phase, fixes=(),
+        extract=extract, facts=facts, advice=advice, phase=implied_phase, fixes=(),
         related=reader.strings("related", required=False),
         explanation=reader.string("explanation"), sources=reader.sources(),
         example=reader.optional_string("example"), file=entry.file,

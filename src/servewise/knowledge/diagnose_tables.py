@@ -166,15 +166,16 @@ def _layer(reader: EntryReader, field: str = "layer") -> str:
     return layer
 
 
-def _entries(filename: str, table: str, user_dir: Path | None | bool) -> list[RawEntry]:
+def _entries(filename: str, table: str, user_dir: Path | bool | None) -> list[RawEntry]:
     """Shipped entries, merged with the user folder's unless ``user_dir`` is False."""
-    extra = [] if user_dir is False else user_entries(filename, table, user_dir or None)
+    extra = [] if user_dir is False or user_dir is True else user_entries(filename, table,
+                                                                          user_dir)
     entries = merge_by_id(shipped_entries(filename, table), extra)
     check_unique(entries)
     return entries
 
 
-def _load_patterns(user_dir: Path | None | bool) -> dict[str, str]:
+def _load_patterns(user_dir: Path | bool | None) -> dict[str, str]:
     patterns: dict[str, str] = {}
     for entry in _entries("diagnose_patterns.toml", "pattern", user_dir):
         reader = EntryReader(entry, {"id", "regex", "source", "notes"})
@@ -191,7 +192,7 @@ def _load_patterns(user_dir: Path | None | bool) -> dict[str, str]:
 _FACT_KINDS = ("value", "run_start", "shutdown", "engine")
 
 
-def _load_facts(user_dir: Path | None | bool) -> tuple[Fact, ...]:
+def _load_facts(user_dir: Path | bool | None) -> tuple[Fact, ...]:
     facts = []
     for entry in _entries("diagnose_facts.toml", "fact", user_dir):
         reader = EntryReader(entry, {"id", "kind", "keywords", "patterns", "engine", "source",
@@ -214,7 +215,7 @@ def _load_facts(user_dir: Path | None | bool) -> tuple[Fact, ...]:
     return tuple(facts)
 
 
-def _load_phases(user_dir: Path | None | bool) -> tuple[Phase, ...]:
+def _load_phases(user_dir: Path | bool | None) -> tuple[Phase, ...]:
     phases = []
     for entry in _entries("diagnose_phases.toml", "phase", user_dir):
         reader = EntryReader(entry, {"id", "name", "functions", "messages", "innermost",
@@ -231,7 +232,7 @@ def _load_phases(user_dir: Path | None | bool) -> tuple[Phase, ...]:
     return tuple(phases)
 
 
-def _load_attributions(user_dir: Path | None | bool) -> tuple[Attribution, ...]:
+def _load_attributions(user_dir: Path | bool | None) -> tuple[Attribution, ...]:
     found = []
     for entry in _entries("diagnose_attribution.toml", "attribution", user_dir):
         reader = EntryReader(entry, {"id", "library", "layer", "paths", "messages", "api",

@@ -30,7 +30,7 @@ def finding_view(finding: Finding, *, title: str) -> RenderableType:
     culprit = Text.assemble(("library ", "dim"), finding.library or "—", ("   layer ", "dim"),
                             finding.layer)
     if finding.occurrences > 1 or len(finding.processes) > 1:
-        culprit.append(f"   seen {finding.occurrences}× in "
+        culprit.append(f"   seen {finding.occurrences} times in "
                        f"{', '.join(p or 'main' for p in finding.processes[:6])}", style="dim")
     parts.append(culprit)
     if finding.evidence:

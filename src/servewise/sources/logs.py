@@ -89,7 +89,7 @@ def follow_chunks(ref: str, should_stop: StopCheck, *, chunk_size: int = CHUNK_S
 
 def _open(path: Path) -> BinaryIO:
     try:
-        return open(path, "rb")  # noqa: SIM115 - closed by follow_chunks
+        return open(path, "rb")
     except OSError as error:
         raise SourceError(f"cannot read {path}: {error.strerror}", path=str(path),
                           hint="check the path and its permissions") from None
