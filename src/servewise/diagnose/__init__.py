@@ -41,13 +41,18 @@ __all__ = [
 
 
 def new_scanner(*, rules: RuleSet | None = None, gpu: Gpu | None = None,
-                prefilter: bool = True) -> LogScanner:
-    """A scanner with the shipped (and user) rules; ``gpu`` fills in the GPU's memory."""
+                prefilter: bool = True, engine: str | None = None) -> LogScanner:
+    """A scanner with the shipped (and user) rules; ``gpu`` fills in the GPU's memory.
+
+    ``engine`` picks the pre-filter (``hyperscan`` or ``aho-corasick``; default: the fastest
+    installed).
+    """
     return LogScanner(
         rules if rules is not None else load_rules(),
         gpu_total_gib=gpu.memory_bytes / 2**30 if gpu is not None else None,
         gpu_name=gpu.name if gpu is not None else None,
         prefilter=prefilter,
+        engine=engine,
     )
 
 

@@ -220,10 +220,13 @@ class Classifier:
 
     def classify(self, event: Event) -> Match:
         """What ``event`` is."""
-        run = self._run_of(event.first_line)
-        shutdown = run.shutdown_line is not None and run.shutdown_line < event.first_line
         text = event.text
         candidates = self._candidates(text)
+        run = self._run_of(event.first_line)
+        if not candidates:
+            if event.kind == "record" and event.level in ("info", "debug", "warning"):
+                return Match("none", event, run.index)
+        shutdown = run.shutdown_line is not None and run.shutdown_line < event.first_line
         for rule in candidates:
             if rule.kind not in ("wrapper", "noise"):
                 continue

@@ -1,8 +1,8 @@
 """One streaming pass over a log: a cheap pre-filter, then the full rules near its hits.
 
 :class:`LogScanner` takes the log as bytes in chunks of any size. For each chunk
-it finds, with one Aho-Corasick automaton (``ahocorasick_rs``, a Rust
-library, several hundred MB/s), every line that contains a keyword: a rule's
+it finds, with one multi-pattern matcher (Hyperscan where its wheels exist, else
+the Aho-Corasick automaton of ``ahocorasick_rs``), every line that contains a keyword: a rule's
 keywords, a fact's or phase marker's, or a generic error marker (``Traceback``,
 ``Error``, ``ERROR``, ``fatal``…). Only those lines, the traceback lines just
 above them, and the lines that continue their message are decoded and parsed
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import ahocorasick_rs
 
@@ -43,12 +44,54 @@ RING_LINES = 200
 """Unparsed lines kept from the previous chunk, for look-back."""
 LOOKBACK_LINES = 200
 """At most this many traceback lines above a hit are parsed with it."""
-AFTER_LINES = 1
-"""Lines parsed after a hit (an open exception message keeps the parser going, too)."""
+AFTER_LINES = 0
+"""Lines parsed after a hit (an open traceback or exception message keeps the parser going)."""
 BUSY_LINES = 400
 """Lines parsed after a hit while a traceback is still open."""
 _BINARY_PROBE = 8192
 _TRACEBACK_LIKE = re.compile(rb'File "|^\s|\s{4}|\^\^\^|~~~|Traceback \(most|\.\.\.<\d+ lines>')
+
+
+class Prefilter:
+    """Offsets in a chunk where a keyword occurs: Hyperscan when installed, else Aho-Corasick.
+
+    Hyperscan (Intel's SIMD multi-pattern matcher; Linux x86-64 wheels) scans a 1 GB log in
+    well under a second; ``ahocorasick_rs`` (every platform) is about four times slower.
+    Both report every occurrence, so the lines found are the same.
+    """
+
+    def __init__(self, keywords: Iterable[str], engine: str | None = None) -> None:
+        words = [word.encode() for word in keywords]
+        self.engine = engine or ("hyperscan" if _hyperscan() is not None else "aho-corasick")
+        if self.engine == "hyperscan":
+            hyperscan = _hyperscan()
+            assert hyperscan is not None
+            self._database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            self._database.compile(
+                expressions=[re.escape(word) for word in words], ids=list(range(len(words))),
+                elements=len(words), flags=[0] * len(words))
+        else:
+            self._automaton = ahocorasick_rs.BytesAhoCorasick(
+                words, implementation=ahocorasick_rs.Implementation.DFA)
+
+    def offsets(self, data: bytes, lo: int, hi: int) -> list[int]:
+        """Offsets (in ``data``) inside keyword occurrences within ``data[lo:hi]``, ascending."""
+        view = memoryview(data)[lo:hi]
+        if self.engine == "hyperscan":
+            ends: list[int] = []
+            self._database.scan(view, match_event_handler=lambda _i, _s, end, _f, _c:
+                                ends.append(lo + end - 1))
+            ends.sort()
+            return ends
+        return [lo + begin for _, begin, _ in self._automaton.find_matches_as_indexes(view)]
+
+
+def _hyperscan() -> Any:
+    try:
+        import hyperscan
+    except ImportError:
+        return None
+    return hyperscan
 
 
 def prefilter_keywords(rules: RuleSet) -> tuple[str, ...]:
@@ -78,6 +121,7 @@ class LogScanner:
 
     def __init__(self, rules: RuleSet, *, gpu_total_gib: float | None = None,
                  gpu_name: str | None = None, prefilter: bool = True,
+                 engine: str | None = None,
                  on_match: Callable[[Match], None] | None = None) -> None:
         self.rules = rules
         self.on_match = on_match
@@ -85,15 +129,12 @@ class LogScanner:
         self.gpu_total_gib = gpu_total_gib
         self.gpu_name = gpu_name
         self.prefilter = prefilter
-        keywords = [word.encode() for word in prefilter_keywords(rules)]
-        self._automaton = ahocorasick_rs.BytesAhoCorasick(
-            keywords, implementation=ahocorasick_rs.Implementation.DFA)
+        self._prefilter = Prefilter(prefilter_keywords(rules), engine=engine)
         self._assembler = EventAssembler()
         self._classifier = Classifier(rules)
         self._collector = Collector(rules)
         self._pending = b""
         self._ring = b""
-        self._ring_line = 1
         self._parsed_line = 0
         self._budget = 0
         self._busy = 0
@@ -117,11 +158,20 @@ class LogScanner:
                 expected="text", found="binary data",
             )
         self._bytes += len(chunk)
-        data = self._pending + chunk
-        cut = data.rfind(b"\n") + 1
-        self._pending = data[cut:]
-        if cut:
-            self._scan(data[:cut])
+        start = 0
+        if self._pending:
+            newline = chunk.find(b"\n")
+            if newline < 0:
+                self._pending += chunk
+                return
+            head = self._pending + chunk[: newline + 1]
+            self._pending = b""
+            self._scan(head, 0, len(head))
+            start = newline + 1
+        cut = chunk.rfind(b"\n") + 1
+        if cut > start:
+            self._scan(chunk, start, cut)
+        self._pending = chunk[max(cut, start):]
 
     def feed_lines(self, lines: Iterable[str]) -> None:
         """Take lines of text (with or without their newlines)."""
@@ -131,8 +181,9 @@ class LogScanner:
     def finish(self) -> Diagnosis:
         """The end of the log: the diagnosis of everything fed."""
         if self._pending:
-            self._scan(self._pending + b"\n")
+            last = self._pending + b"\n"
             self._pending = b""
+            self._scan(last, 0, len(last))
         for event in self._assembler.finish():
             self._event(event)
         if self._bytes == 0:
@@ -153,72 +204,68 @@ class LogScanner:
 
     # -- scanning ----------------------------------------------------------------
 
-    def _hits(self, data: bytes, start: int) -> list[int]:
-        """Start offsets of the lines from ``start`` on that contain a keyword."""
+    def _hits(self, data: bytes, lo: int, hi: int) -> list[int]:
+        """Start offsets of the lines in ``data[lo:hi]`` that contain a keyword."""
         if not self.prefilter:
-            starts = [start]
-            find = data.find
-            position = find(b"\n", start)
-            while position >= 0 and position + 1 < len(data):
+            starts = [lo]
+            position = data.find(b"\n", lo, hi)
+            while 0 <= position < hi - 1:
                 starts.append(position + 1)
-                position = find(b"\n", position + 1)
+                position = data.find(b"\n", position + 1, hi)
             return starts
-        view = memoryview(data)[start:]
-        found = self._automaton.find_matches_as_indexes(view)
         starts = []
         line_end = -1
         rfind, find = data.rfind, data.find
-        for _, begin, _ in found:
-            offset = begin + start
+        for offset in self._prefilter.offsets(data, lo, hi):
             if offset <= line_end:
                 continue
-            starts.append(rfind(b"\n", 0, offset) + 1)
-            line_end = find(b"\n", offset)
+            starts.append(max(rfind(b"\n", lo, offset) + 1, lo))
+            line_end = find(b"\n", offset, hi)
         return starts
 
     def _lookback(self, data: bytes, hit: int, floor: int) -> int:
-        """Where to start parsing for a hit: the line above it, and traceback lines above that."""
+        """Where to start parsing for a hit: the traceback lines right above it, if any."""
         start = hit
-        for taken in range(LOOKBACK_LINES):
+        for _ in range(LOOKBACK_LINES):
             if start <= floor:
                 return floor
             previous = max(data.rfind(b"\n", floor, start - 1) + 1, floor)
-            if taken and _TRACEBACK_LIKE.search(data, previous, start - 1) is None:
+            if _TRACEBACK_LIKE.search(data, previous, start - 1) is None:
                 return start
             start = previous
         return start
 
-    def _scan(self, new: bytes) -> None:
-        data = self._ring + new
-        size = len(data)
-        pos = 0
-        line = self._ring_line
-        floor = 0
-        hits = self._hits(data, len(self._ring))
+    def _scan(self, data: bytes, lo: int, hi: int) -> None:
+        """Parse the interesting lines of ``data[lo:hi]`` (complete lines)."""
+        pos = lo
+        line = self._lines + 1  # the number of the line starting at ``pos``
+        floor = lo
+        hits = self._hits(data, lo, hi)
         hit_index = 0
-        next_hit = hits[0] if hits else size
-        if self._budget > 0:
-            pos = len(self._ring)
-            line += self._ring.count(b"\n")
+        next_hit = hits[0] if hits else hi
+        ring, self._ring = self._ring, b""
         while True:
             if self._budget <= 0:
-                if next_hit >= size:
+                if next_hit >= hi:
                     break
                 start = self._lookback(data, next_hit, floor)
                 line += data.count(b"\n", pos, start)
                 pos = start
-                if line != self._parsed_line + 1:
+                if start == lo and ring:
+                    self._parse_ring(ring, line)
+                    ring = b""
+                elif line != self._parsed_line + 1:
                     for event in self._assembler.flush():
                         self._event(event)
                 self._budget = AFTER_LINES
-            if pos >= size:
+            if pos >= hi:
                 break
-            end = data.find(b"\n", pos)
+            end = data.find(b"\n", pos, hi)
             if pos == next_hit:
                 self._budget = AFTER_LINES + 1
                 self._busy = 0
                 hit_index += 1
-                next_hit = hits[hit_index] if hit_index < len(hits) else size
+                next_hit = hits[hit_index] if hit_index < len(hits) else hi
             self._parse(data[pos:end], line)
             self._parsed_line = line
             pos = end + 1
@@ -228,18 +275,31 @@ class LogScanner:
             if self._budget <= 0 and self._assembler.busy and self._busy < BUSY_LINES:
                 self._busy += 1
                 self._budget = 1
-        self._lines = self._ring_line - 1 + data.count(b"\n")
-        self._keep_ring(data, floor)
+        self._lines = line - 1 + data.count(b"\n", pos, hi)
+        self._keep_ring(data, floor, hi)
 
-    def _keep_ring(self, data: bytes, floor: int) -> None:
-        """Keep the last unparsed lines (at most :data:`RING_LINES`) for look-back."""
-        start = len(data)
+    def _parse_ring(self, ring: bytes, next_line: int) -> None:
+        """Parse the previous chunk's trailing traceback lines before this chunk's first line."""
+        lines = ring.split(b"\n")[:-1]
+        first = next_line - len(lines)
+        if first != self._parsed_line + 1:
+            for event in self._assembler.flush():
+                self._event(event)
+        for offset, raw in enumerate(lines):
+            self._parse(raw, first + offset)
+        self._parsed_line = next_line - 1
+
+    def _keep_ring(self, data: bytes, floor: int, hi: int) -> None:
+        """Keep the chunk's last unparsed lines if they look like a traceback (look-back)."""
+        start = hi
         for _ in range(RING_LINES):
             if start <= floor:
                 break
-            start = max(data.rfind(b"\n", floor, start - 1) + 1, floor)
-        self._ring = data[start:]
-        self._ring_line = self._lines + 1 - self._ring.count(b"\n")
+            previous = max(data.rfind(b"\n", floor, start - 1) + 1, floor)
+            if _TRACEBACK_LIKE.search(data, previous, start - 1) is None:
+                break
+            start = previous
+        self._ring = data[start:hi]
 
     def _parse(self, raw: bytes, number: int) -> None:
         self.parsed_lines += 1

@@ -75,6 +75,8 @@ _NCCL = re.compile(r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\
 _UVICORN = re.compile(r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL):\s{2,}")
 _TGI_RANK = re.compile(r"\s+rank=(?P<rank>\d+)$")
 
+_LEVEL_WORDS = ("DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL ")
+_LEVEL_COLONS = ("DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:")
 _LETTER_LEVEL = {"V": "debug", "D": "debug", "I": "info", "W": "warning", "E": "error",
                  "F": "fatal"}
 _WORD_LEVEL = {"TRACE": "debug", "DEBUG": "debug", "VERBOSE": "debug", "INFO": "info",
@@ -173,7 +175,7 @@ def _copy(meta: _Meta) -> _Meta:
 
 
 def _parse_text(text: str, number: int, meta: _Meta) -> list[LogLine]:
-    glued = _TQDM_GLUE.search(text)
+    glued = _TQDM_GLUE.search(text) if "%|" in text else None
     if glued is not None and glued.end() < len(text):
         head, tail = text[: glued.end()], text[glued.end():]
         return [*_parse_text(head, number, _copy(meta)), *_parse_text(tail, number, meta)]
@@ -206,7 +208,7 @@ def _parse_text(text: str, number: int, meta: _Meta) -> list[LogLine]:
 
 def _strip_prefixes(text: str, meta: _Meta) -> str:
     """Remove every recognised prefix, outermost first, recording what each said."""
-    repeated = _RAY_REPEATED.search(text)
+    repeated = _RAY_REPEATED.search(text) if "[repeated " in text else None
     if repeated is not None:
         meta.repeated = int(repeated["n"])
         text = text[: repeated.start()]
@@ -253,7 +255,7 @@ def _strip_one(text: str, meta: _Meta) -> str:
             _set_time(meta, match["ts"])
             return text[match.end():]
     if first.isupper():
-        match = _VLLM.match(text)
+        match = _VLLM.match(text) if text.startswith(_LEVEL_WORDS) else None
         if match is not None:
             meta.level = _WORD_LEVEL[match["level"]]
             _set_time(meta, match["ts"])
@@ -261,13 +263,13 @@ def _strip_one(text: str, meta: _Meta) -> str:
             meta.source = "vllm"
             meta.prefixed = True
             return text[match.end():]
-        match = _UVICORN.match(text)
+        match = _UVICORN.match(text) if text.startswith(_LEVEL_COLONS) else None
         if match is not None:
             meta.level = _WORD_LEVEL[match["level"]]
             meta.source = meta.source or "uvicorn"
             meta.prefixed = True
             return text[match.end():]
-        match = _JOURNAL.match(text)
+        match = _JOURNAL.match(text) if text[3:4] == " " and text[6:7] == " " else None
         if match is not None:
             _set_time(meta, match["ts"])
             if match["pid"]:
@@ -278,14 +280,14 @@ def _strip_one(text: str, meta: _Meta) -> str:
         if match is not None:
             _set_time(meta, match["ts"])
             return text[match.end():]
-    match = _NCCL.match(text)
+    match = _NCCL.match(text) if " NCCL " in text[:96] else None
     if match is not None:
         meta.pid = int(match["pid"])
         meta.ranks = (("device", int(match["dev"])),)
         meta.role = meta.role or "nccl"
         meta.source = "nccl"
         return text[match.end():]
-    match = _COMPOSE.match(text)
+    match = _COMPOSE.match(text) if "| " in text[:80] else None
     if match is not None and not match["service"].isdigit():
         return text[match.end():]
     return text
