@@ -12,9 +12,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from servewise.cli import app
-from support.diagnose import LOG_FIXTURES, RULE_FIXTURES
+from support.diagnose import RULE_FIXTURES, SGLANG_SAMPLE
 
-SGLANG = LOG_FIXTURES / "sglang_h200_moe_workspace.log"
+SGLANG = SGLANG_SAMPLE
 HEALTHY = RULE_FIXTURES / "NOI001" / "positive.log"
 
 

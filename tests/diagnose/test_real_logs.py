@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from servewise.diagnose import diagnose_text
-from support.diagnose import LOG_FIXTURES
+from support.diagnose import LOG_FIXTURES, SGLANG_SAMPLE
 from support.engine import missing_dependency
 from support.paths import ROOT
 
@@ -56,7 +56,11 @@ def test_dev_failure_log(case: dict[str, Any]) -> None:
 
 
 def _seed(name: str) -> Any:
-    return diagnose_text((LOG_FIXTURES / name).read_text()).root_cause
+    return _seed_path(LOG_FIXTURES / name)
+
+
+def _seed_path(path: Path) -> Any:
+    return diagnose_text(path.read_text()).root_cause
 
 
 def test_seed_deepgemm_scale_factor_layout() -> None:
@@ -94,7 +98,7 @@ def test_seed_triton_e8m0() -> None:
 
 
 def test_seed_sglang_h200_workspace_oom() -> None:
-    root = _seed("sglang_h200_moe_workspace.log")
+    root = _seed_path(SGLANG_SAMPLE)
     assert (root.category, root.library) == ("oom_workspace_alloc", "flashinfer")
     values = root.extracted
     assert (values["requested_gib"], values["free_gib"], values["mem_fraction_static"]) == (

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from servewise.diagnose import diagnose_lines, diagnose_text, new_scanner
-from support.diagnose import LOG_FIXTURES, RULE_FIXTURES, run_text
+from support.diagnose import LOG_FIXTURES, RULE_FIXTURES, SGLANG_SAMPLE, run_text
 
-LOGS = sorted(RULE_FIXTURES.glob("*/*.log")) + sorted(LOG_FIXTURES.glob("*.log"))
+LOGS = sorted(RULE_FIXTURES.glob("*/*.log")) + sorted(LOG_FIXTURES.glob("*.log")) + [
+    SGLANG_SAMPLE]
 
 
 def _key(text: str, **kwargs: object) -> object:
@@ -40,7 +41,7 @@ def test_both_prefilter_engines_are_available() -> None:
 
 
 def test_lines_api_equals_text_api() -> None:
-    text = (LOG_FIXTURES / "sglang_h200_moe_workspace.log").read_text()
+    text = SGLANG_SAMPLE.read_text()
     assert diagnose_lines(text.splitlines()).to_dict() == diagnose_text(text).to_dict()
 
 

@@ -7,10 +7,12 @@ from pathlib import Path
 
 from servewise.diagnose import Diagnosis, new_scanner
 from servewise.diagnose.classify import Match
-from support.paths import ROOT
+from support.paths import ROOT, SAMPLES
 
 RULE_FIXTURES = ROOT / "tests" / "data" / "diagnose" / "rules"
 LOG_FIXTURES = ROOT / "tests" / "data" / "diagnose" / "logs"
+SGLANG_SAMPLE = SAMPLES / "sglang_h200_moe_workspace.log"
+"""The seed's SGLang H200 failure, shipped as a sample for the README's examples."""
 
 
 @dataclass

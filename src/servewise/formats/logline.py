@@ -171,7 +171,7 @@ def parse_line(raw: str, number: int) -> list[LogLine]:
 
 
 def _copy(meta: _Meta) -> _Meta:
-    return _Meta(**{name: getattr(meta, name) for name in meta.__dataclass_fields__})
+    return _Meta(**vars(meta))
 
 
 def _parse_text(text: str, number: int, meta: _Meta) -> list[LogLine]:
@@ -188,22 +188,7 @@ def _parse_text(text: str, number: int, meta: _Meta) -> list[LogLine]:
             meta.role = meta.role or "shard"
     if meta.process == "" and (meta.role or meta.ranks or meta.pid is not None):
         meta.process = process_label(meta.role, meta.ranks, meta.pid)
-    return [
-        LogLine(
-            number=number,
-            text=message,
-            process=meta.process,
-            role=meta.role,
-            pid=meta.pid,
-            ranks=meta.ranks,
-            level=meta.level,
-            timestamp=meta.timestamp,
-            logger=meta.logger,
-            source=meta.source,
-            repeated=meta.repeated,
-            prefixed=meta.prefixed,
-        )
-    ]
+    return [LogLine(number, message, **vars(meta))]
 
 
 def _strip_prefixes(text: str, meta: _Meta) -> str:
