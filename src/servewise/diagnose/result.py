@@ -12,7 +12,7 @@ The JSON document (:meth:`Diagnosis.to_dict`) is stable::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["Diagnosis", "Evidence", "Finding", "Fix"]
@@ -125,8 +125,6 @@ class Diagnosis:
     """The engine the log came from, when recognised."""
     runs: int = 0
     """Engine starts seen in the log."""
-    notes: tuple[str, ...] = field(default=())
-    """Remarks about the input (cut lines, binary bytes), for stderr."""
 
     @property
     def failed(self) -> bool:
