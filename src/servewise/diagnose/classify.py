@@ -22,6 +22,7 @@ from servewise.diagnose.result import FieldValue
 from servewise.formats.logevents import Event
 from servewise.formats.logline import LogLine
 from servewise.knowledge.diagnose_rules import Rule, RuleSet, Signature
+from servewise.knowledge.diagnose_tables import Fact
 
 __all__ = ["Classifier", "Match"]
 
@@ -80,16 +81,17 @@ class Classifier:
         tables = rules.tables
         # One automaton per question: which facts or phase markers a line may hold, which
         # rules an event's text may match; then only those are tried.
-        self._line_targets: list[tuple[str, object]] = []
+        self._line_facts: dict[int, Fact] = {}
+        self._line_markers: dict[int, str] = {}
         words: list[str] = []
         for fact in tables.facts:
             for keyword in fact.keywords:
+                self._line_facts[len(words)] = fact
                 words.append(keyword)
-                self._line_targets.append(("fact", fact))
         for phase in tables.phases:
             for marker in phase.markers:
+                self._line_markers[len(words)] = phase.id
                 words.append(marker)
-                self._line_targets.append(("marker", phase.id))
         self._line_automaton = ahocorasick_rs.AhoCorasick(words)
         self._matching = rules.by_kind("wrapper", "noise")
         self._causes = rules.by_kind("cause", "symptom")
@@ -133,20 +135,18 @@ class Classifier:
             if index in seen:
                 continue
             seen.add(index)
-            kind, target = self._line_targets[index]
-            if kind == "marker":
+            phase = self._line_markers.get(index)
+            if phase is not None:
                 if not marked:
-                    self.run.stages.append((line.number, str(target)))
+                    self.run.stages.append((line.number, phase))
                     self.run.progressed = True
                     marked = True
                 continue
-            fact = target
-            assert not isinstance(fact, str)
-            for pattern in fact.patterns:  # type: ignore[attr-defined]
+            fact = self._line_facts[index]
+            for pattern in fact.patterns:
                 found = pattern.search(text)
                 if found is not None:
-                    self._fact(fact.id, fact.kind, fact.engine, found,  # type: ignore[attr-defined]
-                               line.number)
+                    self._fact(fact.id, fact.kind, fact.engine, found, line.number)
                     break
 
     def _fact(self, ident: str, kind: str, engine: str | None, found: re.Match[str],
@@ -223,9 +223,9 @@ class Classifier:
         text = event.text
         candidates = self._candidates(text)
         run = self._run_of(event.first_line)
-        if not candidates:
-            if event.kind == "record" and event.level in ("info", "debug", "warning"):
-                return Match("none", event, run.index)
+        if not candidates and event.kind == "record" and event.level in ("info", "debug",
+                                                                         "warning"):
+            return Match("none", event, run.index)  # no rule can match, and not an error
         shutdown = run.shutdown_line is not None and run.shutdown_line < event.first_line
         for rule in candidates:
             if rule.kind not in ("wrapper", "noise"):

@@ -7,12 +7,14 @@ keywords, a fact's or phase marker's, or a generic error marker (``Traceback``,
 ``Error``, ``ERROR``, ``fatal``…). Only those lines, the traceback lines just
 above them, and the lines that continue their message are decoded and parsed
 (prefixes, processes, tracebacks) and matched against the rules; every other
-line is only counted. A keyword-free line cannot match any rule, so the result
-is the same as parsing every line (``prefilter=False`` does that, for tests).
+line is only counted. A line without a keyword can match no rule, fact or phase
+marker; it matters only as part of a traceback or message around a hit, and those
+are followed. The tests check that the result equals parsing every line
+(``prefilter=False``).
 
-Memory stays bounded whatever the log's size: one chunk, a ring of at most
-:data:`RING_LINES` unparsed lines for look-back across chunks, the open events
-of the assembler (capped), and the bounded summaries of the collector.
+Memory stays bounded whatever the log's size: one chunk, the previous chunk's
+trailing traceback lines (at most :data:`RING_LINES`) for look-back, the open
+events of the assembler (capped), and the bounded summaries of the collector.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from servewise.formats.logevents import Event, EventAssembler
 from servewise.formats.logline import parse_line
 from servewise.knowledge.diagnose_rules import RuleSet
 
-__all__ = ["GENERIC_KEYWORDS", "LogScanner", "prefilter_keywords"]
+__all__ = ["GENERIC_KEYWORDS", "LogScanner", "Prefilter", "prefilter_keywords"]
 
 GENERIC_KEYWORDS = (
     "Traceback (most recent call last)", "Error", "Exception", "ERROR", "CRITICAL", "FATAL",
@@ -41,7 +43,7 @@ GENERIC_KEYWORDS = (
 """Markers of any error, so that errors no rule knows are still found (as ``unknown``)."""
 
 RING_LINES = 200
-"""Unparsed lines kept from the previous chunk, for look-back."""
+"""Trailing traceback lines kept from the previous chunk, for look-back."""
 LOOKBACK_LINES = 200
 """At most this many traceback lines above a hit are parsed with it."""
 AFTER_LINES = 0

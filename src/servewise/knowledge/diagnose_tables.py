@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servewise.knowledge._load import (
-    DataFileError,
     EntryReader,
     RawEntry,
     check_unique,
@@ -63,7 +62,7 @@ class Fact:
 
     id: str
     kind: str
-    """``value`` (the first named group is the value), ``run_start``, ``shutdown``, ``engine``."""
+    """``value`` (the first named group is the value), ``run_start`` or ``shutdown``."""
     keywords: tuple[str, ...]
     patterns: tuple[re.Pattern[str], ...]
     engine: str | None
@@ -189,7 +188,7 @@ def _load_patterns(user_dir: Path | bool | None) -> dict[str, str]:
     return patterns
 
 
-_FACT_KINDS = ("value", "run_start", "shutdown", "engine")
+_FACT_KINDS = ("value", "run_start", "shutdown")
 
 
 def _load_facts(user_dir: Path | bool | None) -> tuple[Fact, ...]:
@@ -273,15 +272,12 @@ def load_diagnose_tables(user_dir: Path | None = None, *,
 
 
 def _build(user_dir: Path | bool) -> DiagnoseTables:
-    try:
-        return DiagnoseTables(
-            patterns=_load_patterns(user_dir),
-            facts=_load_facts(user_dir),
-            phases=_load_phases(user_dir),
-            attributions=_load_attributions(user_dir),
-        )
-    except KeyError as exc:  # pragma: no cover - expand() without a reader
-        raise DataFileError(f"unknown shared pattern {exc}", file="diagnose tables") from exc
+    return DiagnoseTables(
+        patterns=_load_patterns(user_dir),
+        facts=_load_facts(user_dir),
+        phases=_load_phases(user_dir),
+        attributions=_load_attributions(user_dir),
+    )
 
 
 @functools.cache
