@@ -46,6 +46,7 @@ fixtures:
 
 bench: test-deps
 	$(BIN)/python benchmarks/gate_speed.py
+	$(BIN)/python benchmarks/identity_speed.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache
