@@ -3,8 +3,8 @@
 ``diagnose`` is a command group whose default command reads a log: a first
 argument that is not a subcommand (``explain``, ``rules``) is taken as the log
 file, with the options before or after it (``diagnose --json engine.log``,
-``diagnose engine.log --gpu h200``). A log file literally named ``rules`` is
-``./rules``.
+``diagnose engine.log --gpu h200``); ``diagnose FILE`` is short for the hidden
+``diagnose log FILE``. A log file literally named ``rules`` is ``./rules``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ diagnose_app = typer.Typer(
     help="Find the root cause of a failed engine log: the library and layer, and the fix. "
     "`servewise diagnose FILE|- [--json] [--gpu NAME] [--follow]` reads a log (`-` is "
     "standard input, e.g. `docker logs CONTAINER 2>&1 | servewise diagnose -`); exit 1 when "
-    "it shows a failure, 0 when it shows none, 2 for bad input.",
+    "it shows a failure, 0 when it shows none, 2 for bad input. "
+    "`servewise diagnose FILE --help` lists its options.",
 )
 app.add_typer(diagnose_app, name="diagnose")
 
