@@ -11,6 +11,7 @@ and carries structured fields plus a ``hint`` (the next thing to try)::
     │   └── RegistryError           a registry or web server refused or failed a request
     │       └── RateLimitError      HTTP 429: when to retry is in ``retry_after_s``
     ├── UsageError                  bad arguments (unknown GPU, unknown library, ...)
+    ├── LogInputError               a log that cannot be diagnosed (empty, binary, unreadable)
     └── StoreError                  the local SQLite store could not be used
 
 The CLI renders ``message``, the fields and the hint; ``--json`` renders
@@ -132,3 +133,9 @@ class StoreError(ServewiseError):
     """The local store (SQLite) could not be opened or written."""
 
     kind = "store_error"
+
+
+class LogInputError(ServewiseError):
+    """A log that cannot be diagnosed: empty, binary, or not readable."""
+
+    kind = "log_input_error"

@@ -9,12 +9,12 @@ failed, 2 bad usage or unreadable input.
 
 from __future__ import annotations
 
-from servewise.cli import build, images
+from servewise.cli import build, diagnose, images
 from servewise.cli import diff as diff_command
 from servewise.cli import version as version_command
 from servewise.cli._common import app
 
-__all__ = ["app", "build", "diff_command", "images", "main", "version_command"]
+__all__ = ["app", "build", "diagnose", "diff_command", "images", "main", "version_command"]
 
 
 def main() -> None:

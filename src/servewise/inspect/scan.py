@@ -10,10 +10,8 @@ prints: progress goes to a callback.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import posixpath
-import signal
 from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
@@ -38,6 +36,7 @@ from servewise.inspect.report import (
     LibraryScan,
     UnitCounts,
 )
+from servewise.inspect.workers import run_in_workers
 from servewise.sources import BuildSource, Member, Source, SourceOptions, Unit, open_source
 from servewise.store import Store
 
@@ -142,22 +141,11 @@ def _raise_unit_error(unit: Unit, error: dict[str, Any]) -> None:
     raise kind(message, hint=error.get("hint"), **fields)
 
 
-def _read_numbered(item: tuple[int, Unit]) -> tuple[int, dict[str, Any]]:
-    """:func:`read_unit` for a pool: the unit's number travels with its result."""
-    number, unit = item
-    return number, read_unit(unit)
-
-
-def _ignore_interrupts() -> None:
-    """Worker start-up: Ctrl-C reaches the whole process group; only the parent acts on it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _outcomes(todo: list[Unit], workers: int) -> Generator[tuple[Unit, dict[str, Any]]]:
     """Read units, largest first, on ``workers`` processes when that pays off.
 
-    When the consumer stops early (a unit error) or is interrupted (Ctrl-C), the
-    worker processes are terminated at once, so none outlives the scan.
+    The workers stop at once when the consumer stops early (a unit error) or is
+    interrupted (Ctrl-C) (:func:`~servewise.inspect.workers.run_in_workers`).
     """
     todo = sorted(todo, key=lambda u: u.size, reverse=True)
     use_pool = workers > 1 and len(todo) > 1 and sum(u.size for u in todo) >= PARALLEL_THRESHOLD
@@ -165,19 +153,10 @@ def _outcomes(todo: list[Unit], workers: int) -> Generator[tuple[Unit, dict[str,
         for unit in todo:
             yield unit, read_unit(unit)
         return
-    context = multiprocessing.get_context("fork")
-    pool = context.Pool(min(workers, len(todo)), initializer=_ignore_interrupts)
-    finished = False
-    try:
-        for number, outcome in pool.imap_unordered(_read_numbered, list(enumerate(todo))):
-            yield todo[number], outcome
-        finished = True
-    finally:
-        if finished:
-            pool.close()
-        else:
-            pool.terminate()
-        pool.join()
+    for number, outcome in run_in_workers(
+        read_unit, todo, workers, what=lambda number: todo[number].label,
+    ):
+        yield todo[number], outcome
 
 
 def _run_units(
