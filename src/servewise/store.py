@@ -2,7 +2,8 @@
 
 It lives in ``$SERVEWISE_CACHE_DIR`` (default ``$XDG_CACHE_HOME/servewise``, else
 ``~/.cache/servewise``) as ``servewise.db``, in WAL mode so a crash loses nothing
-committed. Today it holds scan results keyed by content identity; later
+committed. It holds scan results keyed by content identity and Hub model metadata keyed by
+repository and revision; later
 capabilities add their tables through :data:`_MIGRATIONS`.
 """
 
@@ -25,6 +26,17 @@ _MIGRATIONS: tuple[str, ...] = (
         scanner INTEGER NOT NULL,
         data TEXT NOT NULL,
         created_at REAL NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE hub_metadata (
+        repo TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        sha TEXT NOT NULL,
+        reader INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (repo, revision)
     )
     """,
 )
@@ -100,6 +112,38 @@ class Store:
                 "INSERT OR REPLACE INTO scan_cache (key, scanner, data, created_at) "
                 "VALUES (?, ?, ?, ?)",
                 (key, scanner, json.dumps(data, separators=(",", ":")), time.time()),
+            )
+        except sqlite3.Error as error:
+            raise StoreError(
+                f"cannot write the store at {self.path}: {error}",
+                hint="check free disk space, or pass --no-cache",
+                path=str(self.path),
+            ) from None
+
+    def get_hub(self, repo: str, revision: str, reader: int) -> dict[str, Any] | None:
+        """Hub metadata of ``repo`` (endpoint + id) at ``revision``, or None."""
+        try:
+            row = self._db.execute(
+                "SELECT data FROM hub_metadata WHERE repo = ? AND revision = ? AND reader = ?",
+                (repo, revision, reader),
+            ).fetchone()
+            return None if row is None else dict(json.loads(row[0]))
+        except (sqlite3.Error, json.JSONDecodeError, TypeError, ValueError) as error:
+            raise StoreError(
+                f"cannot read the store at {self.path}: {error}",
+                hint="pass --no-cache, or delete the file to start a fresh store",
+                path=str(self.path),
+            ) from None
+
+    def put_hub(self, repo: str, revision: str, sha: str, reader: int,
+                data: dict[str, Any]) -> None:
+        """Remember Hub metadata read at commit ``sha`` under ``revision``."""
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO hub_metadata (repo, revision, sha, reader, data, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (repo, revision, sha, reader, json.dumps(data, separators=(",", ":")),
+                 time.time()),
             )
         except sqlite3.Error as error:
             raise StoreError(

@@ -45,6 +45,10 @@ DSV4_ENTRY_BYTES = 584
 DSV4_ALIGNMENT = 576
 #: DeepSeek V4 indexer key: 128 fp8 dims + 4 B scale per compressed state.
 DSV4_INDEXER_EXTRA = 4
+#: DeepSeek V4 block sizes: 256 tokens for the compressed caches, 64 for the window cache
+#: (``DeepseekV4SWACache`` default).
+DSV4_BLOCK = 256
+DSV4_SWA_BLOCK = 64
 
 
 def round_up(value: int, multiple: int) -> int:
@@ -191,36 +195,74 @@ def vllm_layer_specs(
 
 
 def _dsv4_specs(layer: LayerCache, kv_cache_dtype: str) -> list[PageSpec]:
+    """DeepSeek V4's caches for one layer (vllm/models/deepseek_v4/, 0.32.0).
+
+    Every layer: the 128-token window (``DeepseekV4SWACache``, 64-token blocks). C4 layers:
+    the compressed cache (one state per 4 tokens), the indexer's keys, and the fp32 running
+    states of both compressors (``CompressorStateCache``: window ``2 * ratio``, 4-token
+    blocks). C128 layers: the compressed cache and its compressor state (window 128,
+    8-token blocks). All pages are rounded up to 576 bytes with ``fp8_ds_mla``.
+    """
     packed = kv_cache_dtype == "fp8_ds_mla"
-    entry = DSV4_ENTRY_BYTES if packed else layer.latent
+    entry = DSV4_ENTRY_BYTES if packed else layer.latent * 2
     align = DSV4_ALIGNMENT if packed else 512
-    block = 256
-    specs = [PageSpec("mla_sliding", block, entry, window=layer.window, alignment=align)]
+    specs = [PageSpec("mla_sliding", DSV4_SWA_BLOCK, entry, window=layer.window,
+                      alignment=align)]
     ratio = layer.compress_ratio
     if ratio > 1:
-        specs.append(PageSpec("mla", block, entry, tokens_per_state=ratio, alignment=align))
+        coff = 2 if ratio == 4 else 1
+        specs.append(PageSpec("mla", DSV4_BLOCK, entry, tokens_per_state=ratio,
+                              alignment=align))
+        specs.append(PageSpec("mla_sliding", 4 if ratio == 4 else 8,
+                              2 * coff * layer.latent * 4, window=coff * ratio,
+                              alignment=align))
         if layer.index_head_dim:
-            specs.append(PageSpec("mla", block, layer.index_head_dim + DSV4_INDEXER_EXTRA,
+            specs.append(PageSpec("mla", DSV4_BLOCK, layer.index_head_dim + DSV4_INDEXER_EXTRA,
                                   tokens_per_state=ratio, alignment=align))
+            specs.append(PageSpec("mla_sliding", 4, 2 * coff * layer.index_head_dim * 4,
+                                  window=coff * ratio, alignment=align))
     return specs
 
 
 @dataclass(frozen=True)
 class KvGroup:
-    """A vLLM KV cache group: layers sharing one block table."""
+    """A vLLM KV cache group: layers sharing one block table.
 
-    spec: PageSpec
+    ``specs[i]`` is the page spec of layer-spec ``members[i]``; a group of a hybrid model
+    holds one spec, a packed group (DeepSeek V4) may hold several page sizes.
+    """
+
     members: tuple[int, ...]
     """Indices (into the layer-spec list) of the layers in the group."""
+    specs: tuple[PageSpec, ...]
 
     @property
     def layers(self) -> int:
         """Layers in the group."""
         return len(self.members)
 
+    @property
+    def spec(self) -> PageSpec:
+        """The group's first spec (all of a non-packed group's specs are equal)."""
+        return self.specs[0]
+
+    @property
+    def page_bytes(self) -> int:
+        """Bytes of one block of the group: its layers' pages side by side."""
+        return sum(spec.page for spec in self.specs)
+
+    def pages_per_request(self, max_model_len: int, max_num_batched_tokens: int) -> int:
+        """Blocks one full-length request takes from the pool for this group."""
+        return max(spec.pages_per_request(max_model_len, max_num_batched_tokens)
+                   for spec in set(self.specs))
+
     def project(self, keep: frozenset[int]) -> KvGroup:
         """The group on a pipeline stage that holds only the specs in ``keep``."""
-        return KvGroup(self.spec, tuple(m for m in self.members if m in keep))
+        pairs = [(m, s) for m, s in zip(self.members, self.specs, strict=True) if m in keep]
+        if not pairs:
+            return KvGroup((), (self.specs[0],))
+        members, specs = zip(*pairs, strict=True)
+        return KvGroup(tuple(members), tuple(specs))
 
 
 def unify_pages(specs: Sequence[PageSpec]) -> list[PageSpec]:
@@ -243,10 +285,67 @@ def unify_pages(specs: Sequence[PageSpec]) -> list[PageSpec]:
     return out
 
 
-def vllm_groups(specs: Sequence[PageSpec]) -> list[KvGroup]:
-    """Group layer specs the way vLLM's ``get_kv_cache_groups`` does for these layouts.
+def _uniform_type(spec: PageSpec) -> tuple[str, int, int]:
+    """vLLM's ``UniformTypeKVCacheSpecs.is_uniform_type`` key: base type, window, block."""
+    if spec.kind in ("sliding", "mla_sliding"):
+        return ("sliding", spec.window, spec.block_size)
+    if spec.kind == "state":
+        return ("state", 0, spec.block_size)
+    return ("full", 0, spec.block_size)
 
-    One spec for every layer: one group. Otherwise pages are unified, layers of each spec
+
+def approximate_gcd(values: Sequence[int], lower_bound: int) -> int:
+    """vLLM ``_approximate_gcd``: the chunk size in ``[lower_bound, max]`` padding least."""
+    low = max(1, lower_bound)
+    high = max(values)
+    if low > high:
+        return low
+    best, best_pad = low, -1
+    for d in range(low, high + 1):
+        pad = sum((d - x % d) % d for x in values)
+        if best_pad < 0 or pad < best_pad or (pad == best_pad and d > best):
+            best, best_pad = d, pad
+    return best
+
+
+def packed_groups(specs: Sequence[PageSpec]) -> list[KvGroup]:
+    """vLLM ``_get_packed_kv_cache_groups`` (block-outermost layouts, DeepSeek V4).
+
+    Layers go into buckets of one uniform type; a bucket whose page sizes come in equal
+    counts is a repeating pattern and splits into groups of ``repeats`` pattern instances
+    (chosen by :func:`approximate_gcd`), other buckets stay whole.
+    """
+    buckets: dict[tuple[str, int, int], list[int]] = {}
+    for index, spec in enumerate(specs):
+        buckets.setdefault(_uniform_type(spec), []).append(index)
+    shaped = []
+    for members in buckets.values():
+        by_page: dict[int, list[int]] = {}
+        for index in members:
+            by_page.setdefault(specs[index].page, []).append(index)
+        balanced = len({len(v) for v in by_page.values()}) == 1
+        repeats = max(len(v) for v in by_page.values())
+        shaped.append((members, by_page, balanced, repeats))
+    floor = max((r for _, pages, bal, r in shaped if bal and len(pages) > 1), default=0)
+    per_group = approximate_gcd([r for _, _, bal, r in shaped if bal], floor) if floor else 0
+    groups = []
+    for members, by_page, balanced, repeats in shaped:
+        count = -(-repeats // per_group) if balanced and per_group else 1
+        if count == 1:
+            groups.append(KvGroup(tuple(members), tuple(specs[m] for m in members)))
+            continue
+        pattern = list(zip(*by_page.values(), strict=True))
+        for i in range(count):
+            chosen = [m for repeat in pattern[i::count] for m in repeat]
+            groups.append(KvGroup(tuple(chosen), tuple(specs[m] for m in chosen)))
+    return groups
+
+
+def vllm_groups(specs: Sequence[PageSpec], *, packed: bool = False) -> list[KvGroup]:
+    """Group layer specs the way vLLM's ``get_kv_cache_groups`` does.
+
+    One spec for every layer: one group. Block-outermost layouts with mixed page sizes
+    (``packed``): :func:`packed_groups`. Otherwise pages are unified, layers of each spec
     form buckets, and each bucket splits into groups of ``min`` layers per bucket (or of
     ``max`` when ``max < 1.5 * min``): group ``i`` of a bucket takes every ``n``-th layer
     from the ``i``-th (vLLM ``_get_kv_cache_groups_uniform_page_size``).
@@ -254,7 +353,9 @@ def vllm_groups(specs: Sequence[PageSpec]) -> list[KvGroup]:
     if not specs:
         return []
     if len(set(specs)) == 1:
-        return [KvGroup(specs[0], tuple(range(len(specs))))]
+        return [KvGroup(tuple(range(len(specs))), tuple(specs))]
+    if packed and len({spec.page for spec in specs}) > 1:
+        return packed_groups(specs)
     unified = unify_pages(specs)
     buckets: dict[PageSpec, list[int]] = {}
     for index, spec in enumerate(unified):
@@ -265,43 +366,24 @@ def vllm_groups(specs: Sequence[PageSpec]) -> list[KvGroup]:
     groups = []
     for spec, members in buckets.items():
         count = -(-len(members) // size)
-        groups.extend(KvGroup(spec, tuple(members[i::count])) for i in range(count))
+        for i in range(count):
+            chosen = tuple(members[i::count])
+            groups.append(KvGroup(chosen, (spec,) * len(chosen)))
     return groups
 
 
-@dataclass(frozen=True)
-class VllmPool:
-    """What vLLM logs for a pool: blocks, tokens and concurrency."""
-
-    num_blocks: int
-    bytes_per_block: int
-    blocks_per_request: int
-    max_concurrency: float
-    tokens: int
-    bytes_per_request: int
-
-
 def bytes_per_block(groups: Sequence[KvGroup]) -> int:
-    """vLLM ``_get_kv_cache_bytes_per_block``: the largest group's pages side by side."""
-    return max(group.layers * group.spec.page for group in groups)
+    """vLLM ``_get_kv_cache_bytes_per_block``: the widest group's pages side by side,
+    rounded up to every page alignment."""
+    widest = max(group.page_bytes for group in groups)
+    alignments = {spec.alignment for group in groups for spec in group.specs if spec.alignment}
+    return round_up(widest, math.lcm(*alignments)) if alignments else widest
 
 
-def vllm_pool(groups: Sequence[KvGroup], available: int, max_model_len: int,
-              max_num_batched_tokens: int) -> VllmPool:
-    """Blocks, reported tokens and concurrency for ``available`` KV bytes."""
-    per_block = bytes_per_block(groups)
-    blocks = max(available // per_block, 0)
-    per_request = sum(g.spec.pages_per_request(max_model_len, max_num_batched_tokens)
-                      for g in groups)
-    concurrency = blocks / per_request
-    return VllmPool(
-        num_blocks=blocks,
-        bytes_per_block=per_block,
-        blocks_per_request=per_request,
-        max_concurrency=concurrency,
-        tokens=int(concurrency * max_model_len),
-        bytes_per_request=per_block * per_request,
-    )
+def pages_per_request(groups: Sequence[KvGroup], max_model_len: int,
+                      max_num_batched_tokens: int) -> int:
+    """Blocks one full-length request takes: the sum over groups."""
+    return sum(g.pages_per_request(max_model_len, max_num_batched_tokens) for g in groups)
 
 
 def vllm_max_model_len(groups: Sequence[KvGroup], available: int, max_model_len: int,
@@ -310,8 +392,7 @@ def vllm_max_model_len(groups: Sequence[KvGroup], available: int, max_model_len:
     per_block = bytes_per_block(groups)
 
     def fits(length: int) -> bool:
-        pages = sum(g.spec.pages_per_request(length, max_num_batched_tokens) for g in groups)
-        return per_block * pages <= available
+        return per_block * pages_per_request(groups, length, max_num_batched_tokens) <= available
 
     if not fits(1):
         return 0
@@ -328,9 +409,9 @@ def vllm_max_model_len(groups: Sequence[KvGroup], available: int, max_model_len:
 def kv_bytes_per_token(groups: Sequence[KvGroup], max_model_len: int,
                        max_num_batched_tokens: int) -> float:
     """Average bytes per token of context for one request at ``max_model_len`` on a rank."""
-    per_block = bytes_per_block(groups)
-    pages = sum(g.spec.pages_per_request(max_model_len, max_num_batched_tokens) for g in groups)
-    return per_block * pages / max_model_len
+    per_request = bytes_per_block(groups) * pages_per_request(groups, max_model_len,
+                                                              max_num_batched_tokens)
+    return per_request / max_model_len
 
 
 def sglang_cell_bytes(spec: ModelSpec, layers: range, *, tp: int, kv_cache_dtype: str) -> int:

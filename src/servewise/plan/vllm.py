@@ -28,8 +28,10 @@ from servewise.knowledge.engines import EngineConstants, EngineVersion
 from servewise.plan.device import Device
 from servewise.plan.kv import (
     KvGroup,
+    PageSpec,
     bytes_per_block,
     kv_element_bytes,
+    pages_per_request,
     vllm_groups,
     vllm_layer_specs,
     vllm_max_model_len,
@@ -219,8 +221,16 @@ def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
     notes.extend(weight_notes)
     layer_specs = vllm_layer_specs(spec, tp=layout.tp, block_size=block,
                                    kv_cache_dtype=kv_dtype, sliding_as_full=not v1)
+    hybrid_block = _mamba_attention_block(layer_specs, block)
+    if hybrid_block != block:
+        notes.append(f"attention block size raised from {block} to {hybrid_block} so a page "
+                     "holds one linear-attention state (HybridAttentionMambaModelConfig)")
+        block = hybrid_block
+        layer_specs = vllm_layer_specs(spec, tp=layout.tp, block_size=block,
+                                       kv_cache_dtype=kv_dtype, sliding_as_full=not v1)
     specs = [page for _, page in layer_specs]
-    groups = vllm_groups(specs) if v1 else vllm_groups([specs[0]] * len(specs)) if specs else []
+    # DeepSeek V4's backends declare a block-outermost layout: mixed pages pack per block
+    groups = vllm_groups(specs, packed=spec.family == "dsv4")
     if not groups:
         notes.append("attention-free model: no KV cache")
 
@@ -236,7 +246,7 @@ def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
                              "or --kv-cache-memory-bytes)")
     else:
         act = activation_bytes(model, settings, mnbt, seqs, constants, version)
-        multi = world > 1 or layout.dp > 1
+        multi = layout.tp > 1
         non_torch = constants.integer(
             ENGINE, "non_torch_bytes_multi_gpu" if multi else "non_torch_bytes_single_gpu",
             version)
@@ -283,7 +293,7 @@ def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
     error = None
     for _stage, available, projected in per_stage:
         per_block = bytes_per_block(projected)
-        pages = sum(g.spec.pages_per_request(mml, mnbt) for g in groups)
+        pages = pages_per_request(groups, mml, mnbt)
         needed = per_block * pages
         check = available - per_block if reserve else available
         if error is None:
@@ -291,7 +301,7 @@ def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
                            per_block, block)
         blocks_per_stage.append((max(available, 0) // per_block, per_block, available))
     num_blocks, per_block, available = min(blocks_per_stage)
-    pages = sum(g.spec.pages_per_request(mml, mnbt) for g in groups)
+    pages = pages_per_request(groups, mml, mnbt)
     concurrency = num_blocks / pages
     if not v1:
         tokens = num_blocks * block
@@ -326,7 +336,24 @@ def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
     )
 
 
-def _stage_spec_indices(layer_specs: list[tuple[int, object]], num_layers: int,
+#: vLLM rounds a hybrid model's attention block to this many tokens (the attention
+#: kernels' block alignment; vllm/model_executor/models/config.py
+#: HybridAttentionMambaModelConfig).
+MAMBA_BLOCK_ALIGNMENT = 16
+
+
+def _mamba_attention_block(layer_specs: list[tuple[int, PageSpec]], block: int) -> int:
+    """The attention block size that makes an attention page hold a Mamba/GDN state."""
+    states = [page.fixed_page for _, page in layer_specs if page.kind == "state"]
+    per_token = [page.state_bytes for _, page in layer_specs
+                 if page.kind in ("full", "sliding") and page.state_bytes]
+    if not states or not per_token:
+        return block
+    needed = -(-max(states) // max(per_token))
+    return max(block, -(-needed // MAMBA_BLOCK_ALIGNMENT) * MAMBA_BLOCK_ALIGNMENT)
+
+
+def _stage_spec_indices(layer_specs: list[tuple[int, PageSpec]], num_layers: int,
                         pp: int) -> list[frozenset[int]]:
     from servewise.plan.weights import pp_layer_ranges
 
