@@ -25,7 +25,8 @@ list is *derived*, exactly, never estimated from a parameter count:
    one more decoder layer under the checkpoint's MTP prefix.
 
 The card stores tensors with the expert index collapsed (``experts.*`` and a count) and is
-written as gzip-compressed JSON (standard library, so the engine environment can write it), with its sources and this method in ``how``.
+written as gzip-compressed JSON (standard library, so the engine environment can write it),
+with its sources and this method in ``how``.
 """
 
 from __future__ import annotations

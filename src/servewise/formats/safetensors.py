@@ -101,7 +101,9 @@ class SafetensorsHeader:
         return PREFIX_BYTES + self.header_length + self.data_bytes
 
 
-def header_length(prefix: bytes, *, limit: int = MAX_HEADER_BYTES, source: str | None = None) -> int:
+def header_length(
+    prefix: bytes, *, limit: int = MAX_HEADER_BYTES, source: str | None = None
+) -> int:
     """The header length from a file's first 8 bytes; above ``limit`` is an error."""
     if len(prefix) < PREFIX_BYTES:
         raise FormatError(

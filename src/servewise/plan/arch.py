@@ -15,7 +15,7 @@ An architecture outside that list is never guessed: the spec comes back with
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from servewise.formats.hfconfig import HfConfig
@@ -248,26 +248,29 @@ def model_spec(config: HfConfig) -> ModelSpec:
     moe = _moe(text, model_type)
     architecture = config.architectures[0] if config.architectures else ""
     tie = bool(text.get("tie_word_embeddings", config.raw.get("tie_word_embeddings", False)))
-    base = {
-        "model_type": model_type,
-        "architecture": architecture,
-        "hidden": hidden,
-        "vocab": _int(text, "vocab_size", "padded_vocab_size"),
-        "num_layers": count,
-        "heads": heads,
-        "kv_heads": kv_heads,
-        "head_dim": head_dim,
-        "intermediate": _int(text, "intermediate_size", "ffn_hidden_size"),
-        "max_position": _int(text, "max_position_embeddings", "seq_length", "max_seq_len"),
-        "dtype": config.dtype or "bfloat16",
-        "quant_method": _quant_method(config),
-        "tie_embeddings": tie,
-        "moe": moe,
-    }
+    base = ModelSpec(
+        model_type=model_type,
+        architecture=architecture,
+        family="unknown",
+        supported=False,
+        hidden=hidden,
+        vocab=_int(text, "vocab_size", "padded_vocab_size"),
+        num_layers=count,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        intermediate=_int(text, "intermediate_size", "ffn_hidden_size"),
+        max_position=_int(text, "max_position_embeddings", "seq_length", "max_seq_len"),
+        dtype=config.dtype or "bfloat16",
+        quant_method=_quant_method(config),
+        tie_embeddings=tie,
+        layers=(),
+        moe=moe,
+        notes=tuple(notes),
+    )
     if not (hidden and heads and count):
-        return ModelSpec(family="unknown", supported=False, layers=(), notes=tuple(notes),
-                         unsupported_reason="config.json lacks hidden_size, "
-                         "num_attention_heads or num_hidden_layers", **base)
+        return replace(base, unsupported_reason="config.json lacks hidden_size, "
+                       "num_attention_heads or num_hidden_layers")
     if model_type in MLA_TYPES:
         latent = _int(text, "kv_lora_rank") + _int(text, "qk_rope_head_dim")
         if not _int(text, "kv_lora_rank"):
@@ -278,24 +281,22 @@ def model_spec(config: HfConfig) -> ModelSpec:
             kind = "dsa" if index and model_type in ("deepseek_v32", "glm_moe_dsa") else "mla"
             layers = [LayerCache(kind, 1, latent, 0, latent=latent, index_head_dim=index)] * count
             family = kind
-        return ModelSpec(family=family, supported=True, layers=tuple(layers),
-                         mtp_layers=_int(text, "num_nextn_predict_layers"), notes=tuple(notes),
-                         **base)
+        return replace(base, family=family, supported=True, layers=tuple(layers),
+                         mtp_layers=_int(text, "num_nextn_predict_layers"), notes=tuple(notes))
     if model_type == "deepseek_v4":
         ratios = text.get("compress_ratios")
         if not isinstance(ratios, list) or len(ratios) < count:
-            return ModelSpec(family="dsv4", supported=False, layers=(), notes=tuple(notes),
+            return replace(base, family="dsv4", supported=False, layers=(), notes=tuple(notes),
                              unsupported_reason="deepseek_v4 config without compress_ratios "
-                             "for every layer", **base)
+                             "for every layer")
         layers = [
             LayerCache("dsv4", 1, head_dim, 0, window=_int(text, "sliding_window", default=128),
                        latent=head_dim, compress_ratio=int(ratio) if int(ratio) > 1 else 0,
                        index_head_dim=_int(text, "index_head_dim") if int(ratio) == 4 else 0)
             for ratio in ratios[:count]
         ]
-        return ModelSpec(family="dsv4", supported=True, layers=tuple(layers),
-                         mtp_layers=_int(text, "num_nextn_predict_layers"), notes=tuple(notes),
-                         **base)
+        return replace(base, family="dsv4", supported=True, layers=tuple(layers),
+                         mtp_layers=_int(text, "num_nextn_predict_layers"), notes=tuple(notes))
     if model_type in GDN_TYPES:
         types = _layer_types(text, count)
         interval = _int(text, "full_attention_interval", default=4)
@@ -311,16 +312,16 @@ def model_spec(config: HfConfig) -> ModelSpec:
                          conv_kernel=_int(text, "linear_conv_kernel_dim", default=4))
         full = LayerCache("full", kv_heads, head_dim, head_dim)
         layers = [full if t == "full_attention" else gdn for t in types]
-        return ModelSpec(family="gdn-hybrid", supported=True, layers=tuple(layers),
+        return replace(base, family="gdn-hybrid", supported=True, layers=tuple(layers),
                          mtp_layers=_int(text, "mtp_num_hidden_layers",
                                          "num_nextn_predict_layers"),
-                         notes=tuple(notes), **base)
+                         notes=tuple(notes))
     if model_type in MAMBA_TYPES:
         pattern = str(text.get("hybrid_override_pattern") or "")
         if len(pattern) < count:
-            return ModelSpec(family="mamba-hybrid", supported=False, layers=(),
+            return replace(base, family="mamba-hybrid", supported=False, layers=(),
                              notes=tuple(notes), unsupported_reason="nemotron_h config "
-                             "without a hybrid_override_pattern for every layer", **base)
+                             "without a hybrid_override_pattern for every layer")
         mheads = _int(text, "mamba_num_heads")
         mdim = _int(text, "mamba_head_dim")
         state = _int(text, "ssm_state_size")
@@ -331,22 +332,18 @@ def model_spec(config: HfConfig) -> ModelSpec:
         attn = LayerCache("full", kv_heads, head_dim, head_dim)
         chosen = {"M": mamba, "*": attn}
         layers = [chosen.get(symbol, LayerCache("none")) for symbol in pattern[:count]]
-        return ModelSpec(family="mamba-hybrid", supported=True, layers=tuple(layers),
-                         notes=tuple(notes), **base)
+        return replace(base, family="mamba-hybrid", supported=True, layers=tuple(layers),
+                         notes=tuple(notes))
     if model_type in DENSE_TYPES or model_type in GEMMA_WINDOWED or model_type == "gpt_oss":
         layers, more = _attention_layers(text, model_type, count, kv_heads, head_dim)
         kinds = {layer.kind for layer in layers}
         family = "moe" if moe else "dense"
         if "sliding" in kinds:
             family += "-sliding" if kinds == {"sliding"} else "-hybrid-sliding"
-        return ModelSpec(family=family, supported=True, layers=tuple(layers),
-                         notes=tuple(notes + more), **base)
-    return ModelSpec(
-        family="unknown",
-        supported=False,
-        layers=(),
-        notes=tuple(notes),
+        return replace(base, family=family, supported=True, layers=tuple(layers),
+                         notes=tuple(notes + more))
+    return replace(
+        base,
         unsupported_reason=f"model_type {model_type!r} ({architecture or 'no architectures'}) "
         "is not a family servewise knows; its KV cache layout is not guessed",
-        **base,
     )

@@ -424,12 +424,18 @@ def sglang_cell_bytes(spec: ModelSpec, layers: range, *, tp: int, kv_cache_dtype
     """
     _check_heads(spec, tp)
     element = kv_element_bytes(kv_cache_dtype, spec.dtype)
-    total = 0
+    total: float = 0
     for index in layers:
         layer = spec.layers[index]
         if layer.kind in ("full", "sliding"):
             heads = math.ceil(layer.kv_heads / tp) if layer.kv_heads >= tp else 1
             total += (layer.head_k + layer.head_v) * heads * element
-        elif layer.kind in ("mla", "dsa", "dsv4"):
+        elif layer.kind in ("mla", "dsa"):
             total += layer.latent * element
-    return total
+        elif layer.kind == "dsv4" and layer.compress_ratio > 1:
+            # compressed entries only (DSv4PoolConfigurator's window and state pools are
+            # sized per request and not modelled): 584 B per ratio tokens, plus indexer keys
+            total += DSV4_ENTRY_BYTES / layer.compress_ratio
+            if layer.index_head_dim:
+                total += (layer.index_head_dim + DSV4_INDEXER_EXTRA) / layer.compress_ratio
+    return math.ceil(total)

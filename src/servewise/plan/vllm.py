@@ -200,9 +200,9 @@ def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
     mml = settings.max_model_len or derived_max
     notes: list[str] = []
     if settings.max_model_len and settings.max_model_len > derived_max:
-        error = (f"User-specified max_model_len ({mml}) is greater than the derived "
-                 f"max_model_len (max_position_embeddings={derived_max} in model's config.json).")
-        return _failed(version, error, mml, notes)
+        return _failed(version, f"User-specified max_model_len ({mml}) is greater than the "
+                       f"derived max_model_len (max_position_embeddings={derived_max} in "
+                       "model's config.json).", mml, notes)
     world = layout.tp * layout.pp
     default_mnbt, default_seqs = _defaults(device, version, constants, world, mml)
     mnbt = settings.max_num_batched_tokens or default_mnbt
@@ -211,8 +211,8 @@ def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
     kv_dtype = settings.kv_cache_dtype or "auto"
     if spec.family == "dsv4" and kv_dtype in ("auto", "fp8"):
         if kv_dtype == "auto":
-            error = "fp8_ds_mla layout only supports fp8 kv-cache"
-            return _failed(version, error, mml, ["DeepSeek-V4 needs --kv-cache-dtype fp8"])
+            return _failed(version, "fp8_ds_mla layout only supports fp8 kv-cache", mml,
+                           ["DeepSeek-V4 needs --kv-cache-dtype fp8"])
         kv_dtype = "fp8_ds_mla"
         notes.append("--kv-cache-dtype fp8 becomes fp8_ds_mla for DeepSeek-V4")
     kv_element_bytes(kv_dtype, spec.dtype)
@@ -290,7 +290,7 @@ def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
                        breakdown, tuple(notes))
     blocks_per_stage = []
     reserve = version.at_least(constants.text(ENGINE, "null_block_reserve", version))
-    error = None
+    error: str | None = None
     for _stage, available, projected in per_stage:
         per_block = bytes_per_block(projected)
         pages = pages_per_request(groups, mml, mnbt)
@@ -379,6 +379,7 @@ def _check(version: EngineVersion, v1: bool, available: int, check: int, needed:
                 "despite its name)" if long_text else "")
     see = (" See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more "
            "details." if long_text else "")
+    cpu_also = " (which also controls CPU memory on the CPU backend)" if long_text else ""
     if check <= 0:
         return ("No available memory for the cache blocks. Try increasing "
                 f"`gpu_memory_utilization` when initializing the engine{cpu_note}.{see}")
@@ -390,8 +391,8 @@ def _check(version: EngineVersion, v1: bool, available: int, check: int, needed:
     return (f"To serve at least one request with the model's max seq len ({mml}), "
             f"({format_gib(needed)} GiB KV cache is needed, which is larger than the available "
             f"KV cache memory ({format_gib(check)} GiB). {estimated}Try increasing "
-            f"`gpu_memory_utilization`{' (which also controls CPU memory on the CPU backend)' if long_text else ''} "
-            f"or decreasing `max_model_len` when initializing the engine.{see}")
+            f"`gpu_memory_utilization`{cpu_also} or decreasing `max_model_len` when "
+            f"initializing the engine.{see}")
 
 
 def _failed(version: EngineVersion, error: str, mml: int, notes: list[str]) -> Startup:

@@ -87,7 +87,7 @@ class ClassifiedTensor:
 
 
 def collapse(tensors: Iterable[tuple[str, str, Sequence[int], int]]) -> list[WeightTensor]:
-    """Group ``(name, dtype, shape, nbytes)`` tuples: experts become ``experts.*`` × count."""
+    """Group ``(name, dtype, shape, nbytes)`` tuples: experts become ``experts.*`` x count."""
     groups: dict[tuple[str, str, tuple[int, ...], int], int] = {}
     for name, dtype, shape, nbytes in tensors:
         key = (_EXPERT_INDEX.sub(r"\1*\3", name), dtype, tuple(shape), nbytes)

@@ -82,7 +82,7 @@ class HubReader:
     # ---------------------------------------------------------------- HTTP helpers
 
     def _headers(self) -> dict[str, str]:
-        from huggingface_hub.utils import build_hf_headers
+        from huggingface_hub.utils._headers import build_hf_headers
 
         return dict(build_hf_headers(token=self.token, library_name="servewise"))
 
@@ -94,7 +94,7 @@ class HubReader:
     def _get(self, repo: str, filename: str, revision: str,
              byte_range: tuple[int, int] | None = None) -> tuple[bytes, int | None]:
         """A file's bytes (or a range of them) and the total size a range reply states."""
-        from huggingface_hub.utils import get_session, hf_raise_for_status
+        from huggingface_hub import get_session, hf_raise_for_status
 
         headers = self._headers()
         if byte_range is not None:
@@ -261,7 +261,7 @@ def model_from_stored(repo: str, data: dict[str, Any]) -> ModelInfo:
             tensors=tensors,
             files=int(data["files"]),
             file_bytes=int(data["file_bytes"]),
-            provenance=tuple(data.get("provenance") or ()) + ("read from the local store",),
+            provenance=(*tuple(data.get("provenance") or ()), "read from the local store"),
             quant_config=data.get("quant_config"),
             revision=data.get("revision"),
         )

@@ -100,7 +100,7 @@ def read_folder(folder: Path, *, limit: int = MAX_HEADER_BYTES) -> ModelInfo:
     quant_path = folder / "hf_quant_config.json"
     if quant_path.is_file():
         quant = parse_quant_config(quant_path.read_bytes(), source=str(quant_path))
-    rows = []
+    rows: list[tuple[str, str, tuple[int, ...], int]] = []
     file_bytes = 0
     paths = shard_files(folder)
     for path in paths:
