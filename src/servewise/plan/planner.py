@@ -160,23 +160,26 @@ def workspaces(model: ModelInfo, settings: Settings, constants: EngineConstants
 
 
 def layouts_for(model: ModelInfo, gpus_per_node: int, nodes: int) -> list[tuple[Parallel, int]]:
-    """Parallel layouts that use every GPU: TP within a node, PP and DP across."""
+    """Parallel layouts on one node up to all of them: TP within a node, PP and DP across.
+
+    Each layout uses every GPU of the nodes it spans; with expert parallelism as well
+    where the experts divide over ``TP x DP``.
+    """
     spec = model.spec
-    total = gpus_per_node * nodes
     out: list[tuple[Parallel, int]] = []
-    for tp in range(1, gpus_per_node + 1):
-        if gpus_per_node % tp:
-            continue
-        rest = total // tp
-        for pp in range(1, rest + 1):
-            if rest % pp or pp > spec.num_layers:
+    for used in range(1, nodes + 1):
+        total = gpus_per_node * used
+        for tp in range(1, gpus_per_node + 1):
+            if gpus_per_node % tp:
                 continue
-            dp = rest // pp
-            span = max(1, -(-(tp * pp) // gpus_per_node))
-            out.append((Parallel(tp, pp, dp), min(nodes, span * dp)))
-            if spec.moe is not None and tp * dp > 1 and spec.moe.experts % (tp * dp) == 0:
-                out.append((Parallel(tp, pp, dp, expert_parallel=True),
-                            min(nodes, span * dp)))
+            rest = total // tp
+            for pp in range(1, rest + 1):
+                if rest % pp or pp > spec.num_layers:
+                    continue
+                dp = rest // pp
+                out.append((Parallel(tp, pp, dp), used))
+                if spec.moe is not None and tp * dp > 1 and spec.moe.experts % (tp * dp) == 0:
+                    out.append((Parallel(tp, pp, dp, expert_parallel=True), used))
     return out
 
 
