@@ -124,7 +124,7 @@ def test_unknown_gpu_with_memory_is_accepted(capsys: pytest.CaptureFixture[str])
 
 
 def test_cannot_fit_anywhere_says_by_how_much(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _run("plan", "llama-3.1-405b", "--gpu", "rtx-4090:2", capsys=capsys)
+    code, _, err = _run("plan", "llama-3.1-405b", "--gpu", "rtx-4090:2", capsys=capsys)
     assert code == 1 and "does not fit anywhere" in err and "GiB per GPU short" in err
 
 

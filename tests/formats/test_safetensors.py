@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import struct
 from pathlib import Path
@@ -62,7 +63,7 @@ def test_gaps_overlaps_and_size_mismatch() -> None:
     with pytest.raises(FormatError, match="overlap"):
         parse_header(json.dumps(overlap).encode())
     blob, size = safetensors_bytes({"a": ("U8", [4], 4)})
-    with pytest.raises(FormatError, match="truncated|file size"):
+    with pytest.raises(FormatError, match=r"truncated|file size"):
         parse_header(_split(blob)[1], file_size=size - 1)
 
 
@@ -100,7 +101,5 @@ def test_index() -> None:
 
 @given(st.binary(max_size=300))
 def test_any_bytes_parse_or_raise_format_error(data: bytes) -> None:
-    try:
+    with contextlib.suppress(FormatError):
         parse_header(data, file_size=len(data) + 8)
-    except FormatError:
-        pass

@@ -24,7 +24,7 @@ def _groups(name: str, tp: int = 1, block: int = 16, dtype: str = "auto", packed
 
 
 def test_gqa_page_and_tp_replication() -> None:
-    spec, groups = _groups("meta-llama--Llama-3.1-8B-Instruct")
+    _, groups = _groups("meta-llama--Llama-3.1-8B-Instruct")
     assert len(groups) == 1 and groups[0].spec.page == 16 * 8 * 256 * 2
     assert bytes_per_block(groups) == 32 * 16 * 8 * 256 * 2
     _, tp8 = _groups("Qwen--Qwen3-235B-A22B-FP8", tp=8)  # 4 KV heads: one per rank

@@ -118,5 +118,5 @@ def test_a_header_over_the_cap_is_refused() -> None:
 def test_a_malformed_config_is_a_format_error() -> None:
     repo = _single_repo()
     repo.files["config.json"] = b"{not json"
-    with run_hub({"org/bad": repo}) as hub, pytest.raises(FormatError, match="config.json"):
+    with run_hub({"org/bad": repo}) as hub, pytest.raises(FormatError, match=r"config\.json"):
         HubReader(endpoint=hub.url).read("org/bad")

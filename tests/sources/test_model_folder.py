@@ -51,7 +51,7 @@ def test_missing_shard_truncated_file_and_bad_config(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match="JSON object"):
         read_folder(folder)
     (folder / "config.json").unlink()
-    with pytest.raises(SourceError, match="no config.json"):
+    with pytest.raises(SourceError, match=r"no config\.json"):
         read_folder(folder)
 
 
@@ -62,5 +62,5 @@ def test_header_over_the_cap(tmp_path: Path) -> None:
 
 def test_no_weights(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text(json.dumps(CONFIG))
-    with pytest.raises(SourceError, match="no \\*.safetensors"):
+    with pytest.raises(SourceError, match=r"no \*\.safetensors"):
         read_folder(tmp_path)

@@ -92,7 +92,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             return
 
         def _send(self, status: int, body: bytes, headers: Mapping[str, str] | None = None,
@@ -102,7 +102,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header(key, value)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            if not head:
+            if not (head or self.command == "HEAD"):
                 self.wfile.write(body)
 
         def _json(self, status: int, data: Any) -> None:
@@ -235,7 +235,7 @@ def sharded_repo(shards: int, tensors_per_shard: int, *, config: Mapping[str, An
                                        pad_header_to=header_pad)
         files[name] = data
         sizes[name] = size
-        total += size - len(data) + 0
-    index = {"metadata": {"total_size": total}, "weight_map": weight_map}
-    files["model.safetensors.index.json"] = json.dumps(index).encode()
+        total += size - len(data)
+    files["model.safetensors.index.json"] = json.dumps(
+        {"metadata": {"total_size": total}, "weight_map": weight_map}).encode()
     return HubRepo(files, sizes=sizes)
