@@ -125,10 +125,9 @@ def _store(no_cache: bool) -> Any:
 
 
 def _load(args: argparse.Namespace) -> Any:
-    from servewise.plan.resolve import load_model
+    from servewise.plan.resolve import load_model, reads_hub
 
-    store = _store(args.no_cache) if ("/" in args.model or args.model.startswith("hub:")) \
-        else None
+    store = _store(args.no_cache) if reads_hub(args.model, args.revision) else None
     try:
         return load_model(args.model, revision=args.revision, store=store)
     finally:

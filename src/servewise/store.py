@@ -3,8 +3,7 @@
 It lives in ``$SERVEWISE_CACHE_DIR`` (default ``$XDG_CACHE_HOME/servewise``, else
 ``~/.cache/servewise``) as ``servewise.db``, in WAL mode so a crash loses nothing
 committed. It holds scan results keyed by content identity and Hub model metadata keyed by
-repository and revision; later
-capabilities add their tables through :data:`_MIGRATIONS`.
+repository and revision; later capabilities add their tables through :data:`_MIGRATIONS`.
 """
 
 from __future__ import annotations
@@ -120,12 +119,16 @@ class Store:
 
     def put_scan(self, key: str, scanner: int, data: dict[str, Any]) -> None:
         """Remember one scan result."""
+        self._write(
+            "INSERT OR REPLACE INTO scan_cache (key, scanner, data, created_at) "
+            "VALUES (?, ?, ?, ?)",
+            (key, scanner, json.dumps(data, separators=(",", ":")), time.time()),
+        )
+
+    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        """Run one write; a failure is a :class:`StoreError` with a hint."""
         try:
-            self._db.execute(
-                "INSERT OR REPLACE INTO scan_cache (key, scanner, data, created_at) "
-                "VALUES (?, ?, ?, ?)",
-                (key, scanner, json.dumps(data, separators=(",", ":")), time.time()),
-            )
+            self._db.execute(sql, params)
         except sqlite3.Error as error:
             raise StoreError(
                 f"cannot write the store at {self.path}: {error}",
@@ -151,19 +154,11 @@ class Store:
     def put_hub(self, repo: str, revision: str, sha: str, reader: int,
                 data: dict[str, Any]) -> None:
         """Remember Hub metadata read at commit ``sha`` under ``revision``."""
-        try:
-            self._db.execute(
-                "INSERT OR REPLACE INTO hub_metadata (repo, revision, sha, reader, data, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (repo, revision, sha, reader, json.dumps(data, separators=(",", ":")),
-                 time.time()),
-            )
-        except sqlite3.Error as error:
-            raise StoreError(
-                f"cannot write the store at {self.path}: {error}",
-                hint="check free disk space, or pass --no-cache",
-                path=str(self.path),
-            ) from None
+        self._write(
+            "INSERT OR REPLACE INTO hub_metadata (repo, revision, sha, reader, data, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (repo, revision, sha, reader, json.dumps(data, separators=(",", ":")), time.time()),
+        )
 
     def close(self) -> None:
         """Close the connection."""

@@ -51,3 +51,10 @@ def test_mtp_loads_only_when_asked() -> None:
     plain = per_rank(model.classified, model.spec, Parallel(tp=2))[0].by_role["mtp"]
     draft = per_rank(model.classified, model.spec, Parallel(tp=2), load_mtp=True)[0]
     assert plain == 0 and draft.by_role["mtp"] > 0
+
+
+def test_fused_expert_tensors_split_under_expert_parallelism() -> None:
+    model = _model("openai/gpt-oss-120b")  # [experts, ...] blocks, one tensor per layer
+    one = per_rank(model.classified, model.spec, Parallel())[0].by_role["experts"]
+    ep4 = per_rank(model.classified, model.spec, Parallel(dp=4, expert_parallel=True))[0]
+    assert ep4.by_role["experts"] == pytest.approx(one / 4, rel=1e-3)

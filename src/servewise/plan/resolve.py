@@ -49,6 +49,16 @@ def card_model(card: CardEntry) -> ModelInfo:
     )
 
 
+def reads_hub(ref: str, revision: str | None = None) -> bool:
+    """Whether :func:`load_model` will go to the Hub for ``ref`` (no folder, no card)."""
+    text = ref.strip()
+    if text.startswith("hub:"):
+        return True
+    if text.startswith("card:") or Path(text).expanduser().exists():
+        return False
+    return not (find_card(text) is not None and revision is None)
+
+
 def load_model(ref: str, *, revision: str | None = None, store: Store | None = None,
                on_hub_stats: object = None) -> ModelInfo:
     """The :class:`ModelInfo` of ``ref`` (folder, card, or Hub repository)."""

@@ -221,8 +221,13 @@ def _rank_bytes(item: ClassifiedTensor, spec: ModelSpec, layout: Parallel) -> in
         return math.ceil(tensor.total_bytes / tp)
     if item.rule == "experts":
         if layout.ep > 1:
-            experts = tensor.count
-            return tensor.nbytes * math.ceil(experts / layout.ep)
+            if tensor.count > 1:  # one tensor per expert (experts.* x count)
+                return tensor.nbytes * math.ceil(tensor.count / layout.ep)
+            experts = spec.moe.experts if spec.moe is not None else 0
+            if tensor.shape and experts and tensor.shape[0] == experts:
+                # fused [experts, ...] tensors (gpt-oss): whole experts per rank
+                return tensor.total_bytes * math.ceil(experts / layout.ep) // experts
+            return math.ceil(tensor.total_bytes / layout.ep)
         return math.ceil(tensor.total_bytes / tp)
     return math.ceil(tensor.total_bytes / tp)
 
