@@ -68,3 +68,16 @@ def test_nemotron_h_pattern() -> None:
         "conv_kernel": 4, "vocab_size": 131072})
     spec = model_spec(config)
     assert spec.layer_kinds == {"mamba2": 3, "none": 2, "full": 1}
+
+
+def test_deepseek_v4_in_transformers_5_spelling() -> None:
+    config = config_from_mapping({
+        "model_type": "deepseek_v4", "architectures": ["DeepseekV4ForCausalLM"],
+        "hidden_size": 256, "num_hidden_layers": 3, "num_attention_heads": 64,
+        "num_key_value_heads": 1, "head_dim": 512, "index_head_dim": 128,
+        "layer_types": ["sliding_attention", "compressed_sparse_attention",
+                        "heavily_compressed_attention"],
+        "compress_rates": {"compressed_sparse_attention": 4, "heavily_compressed_attention": 128},
+    })
+    spec = model_spec(config)
+    assert spec.supported and [layer.compress_ratio for layer in spec.layers] == [0, 4, 128]

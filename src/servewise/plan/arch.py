@@ -210,6 +210,23 @@ def _attention_layers(text: Mapping[str, Any], model_type: str, count: int, kv_h
     return [full] * count, notes
 
 
+def _dsv4_ratios_from_layer_types(text: Mapping[str, Any], count: int) -> list[int] | None:
+    """transformers 5 writes DeepSeek-V4's ``compress_ratios`` as ``layer_types`` names."""
+    types = _layer_types(text, count)
+    rates = text.get("compress_rates")
+    if types is None or not isinstance(rates, dict):
+        return None
+    ratios = []
+    for kind in types:
+        if kind == "sliding_attention":
+            ratios.append(0)
+        elif isinstance(rates.get(kind), int):
+            ratios.append(int(rates[kind]))
+        else:
+            return None
+    return ratios
+
+
 def _moe(text: Mapping[str, Any], model_type: str) -> MoeSpec | None:
     experts = _int(text, "n_routed_experts", "num_experts", "num_local_experts")
     if experts <= 1:
@@ -284,7 +301,7 @@ def model_spec(config: HfConfig) -> ModelSpec:
         return replace(base, family=family, supported=True, layers=tuple(layers),
                          mtp_layers=_int(text, "num_nextn_predict_layers"), notes=tuple(notes))
     if model_type == "deepseek_v4":
-        ratios = text.get("compress_ratios")
+        ratios = text.get("compress_ratios") or _dsv4_ratios_from_layer_types(text, count)
         if not isinstance(ratios, list) or len(ratios) < count:
             return replace(base, family="dsv4", supported=False, layers=(), notes=tuple(notes),
                              unsupported_reason="deepseek_v4 config without compress_ratios "

@@ -266,6 +266,11 @@ def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
         per_stage.append((stage, available, projected))
 
     worst_weights = max(stage.total for stage in stages)
+    load_error = None
+    if not device.is_cpu and worst_weights > device.memory_bytes:
+        load_error = (f"CUDA out of memory while loading the weights: "
+                      f"{format_gib(worst_weights)} GiB per GPU, more than the device's "
+                      f"{format_gib(device.memory_bytes)} GiB")
     breakdown = {
         "device_memory_bytes": device.memory_bytes,
         "device_memory_source": device.memory_source,
@@ -290,7 +295,7 @@ def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
                        breakdown, tuple(notes))
     blocks_per_stage = []
     reserve = version.at_least(constants.text(ENGINE, "null_block_reserve", version))
-    error: str | None = None
+    error: str | None = load_error
     for _stage, available, projected in per_stage:
         per_block = bytes_per_block(projected)
         pages = pages_per_request(groups, mml, mnbt)

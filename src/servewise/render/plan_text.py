@@ -56,12 +56,12 @@ def plan_text(plan: dict[str, Any]) -> str:
         if rec.get(key) is not None:
             out.append(f"  {key.replace('_', ' '):<24}{rec[key]}")
     if rec.get("headroom_bytes") is not None:
-        out.append(f"  headroom              {gib(rec['headroom_bytes'])} (workspaces: "
+        out.append(f"  headroom                {gib(rec['headroom_bytes'])} (workspaces: "
                    + (", ".join(f"{w['name']} {gib(w['bytes'])}" for w in rec["workspaces"])
                       or "none named") + ")")
     if "startup" in rec:
         r = rec["startup"]
-        out.append(f"  with it               {r['kv_cache_tokens']:,} tokens, "
+        out.append(f"  with it                 {r['kv_cache_tokens']:,} tokens, "
                    f"{r['max_concurrency']:.2f}x")
     rows = [(lay["layout"], lay["nodes"], "yes" if lay["fits"] else "no",
              gib(lay["weights_bytes_per_gpu"]),
