@@ -8,6 +8,7 @@ and carries structured fields plus a ``hint`` (the next thing to try)::
     ├── SourceError                 a file, folder or archive could not be read
     │   └── ArchiveLimitError       an archive exceeds a safety limit (zip bomb, huge directory)
     ├── UsageError                  bad arguments (unknown GPU, unknown library, ...)
+    │   └── UnsupportedModelError   a model architecture servewise does not know
     ├── LogInputError               a log that cannot be diagnosed (empty, binary, unreadable)
     └── StoreError                  the local SQLite store could not be used
 
@@ -118,3 +119,7 @@ class LogInputError(ServewiseError):
     """A log that cannot be diagnosed: empty, binary, or not readable."""
 
     kind = "log_input_error"
+class UnsupportedModelError(UsageError):
+    """A model whose architecture servewise does not know: reported with what is known."""
+
+    kind = "unsupported_model"

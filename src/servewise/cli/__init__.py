@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from servewise.cli import build, diagnose
 from servewise.cli import diff as diff_command
+from servewise.cli import plan as plan_commands
 from servewise.cli import version as version_command
 from servewise.cli._common import app
 
-__all__ = ["app", "build", "diagnose", "diff_command", "main", "version_command"]
+__all__ = ["app", "build", "diagnose", "diff_command", "main", "plan_commands", "version_command"]
 
 
 def main() -> None:
