@@ -11,6 +11,7 @@ and carries structured fields plus a ``hint`` (the next thing to try)::
     │   └── RegistryError           a registry or web server refused or failed a request
     │       └── RateLimitError      HTTP 429: when to retry is in ``retry_after_s``
     ├── UsageError                  bad arguments (unknown GPU, unknown library, ...)
+    │   └── UnsupportedModelError   a model architecture servewise does not know
     ├── LogInputError               a log that cannot be diagnosed (empty, binary, unreadable)
     └── StoreError                  the local SQLite store could not be used
 
@@ -139,3 +140,7 @@ class LogInputError(ServewiseError):
     """A log that cannot be diagnosed: empty, binary, or not readable."""
 
     kind = "log_input_error"
+class UnsupportedModelError(UsageError):
+    """A model whose architecture servewise does not know: reported with what is known."""
+
+    kind = "unsupported_model"

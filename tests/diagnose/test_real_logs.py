@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from servewise.diagnose import diagnose_text
+from servewise.knowledge.gpus import load_gpu_catalog
 from support.diagnose import LOG_FIXTURES, SGLANG_SAMPLE
 from support.engine import missing_dependency
 from support.paths import ROOT
@@ -107,3 +108,10 @@ def test_seed_sglang_h200_workspace_oom() -> None:
     assert dict(root.fix.flags) == {"--mem-fraction-static": "0.93"}
     assert "0.88" in " ".join(root.fix.steps)
     assert "fragmentation" not in values  # 1.06 + 0.21 GiB < 1.34 GiB: really missing
+    # The related command runs as printed: the GPU's catalog id and the log's TP size.
+    (plan,) = [command for command in root.related if command.startswith("servewise plan")]
+    assert plan.endswith("--gpu NAME:8")  # the log does not name its GPU
+    on_h200 = diagnose_text(SGLANG_SAMPLE.read_text(), gpu=load_gpu_catalog().find("H200"))
+    assert on_h200.root_cause is not None
+    (plan,) = [c for c in on_h200.root_cause.related if c.startswith("servewise plan")]
+    assert plan.endswith("--gpu h200:8")

@@ -24,6 +24,7 @@ import pytest
 
 from servewise.inspect.scan import PARALLEL_THRESHOLD
 from support.paths import CUDA
+from support.processes import alive, children_of
 from support.zips import build_wheel
 
 FIXTURES = ("libsw_sm80.so", "libsw_sm90a.so", "libsw_sm100f.so", "libsw_sm120f.so",
@@ -51,32 +52,6 @@ def command(*args: str) -> list[str]:
 
 def environment(cache: Path) -> dict[str, str]:
     return {**os.environ, "SERVEWISE_CACHE_DIR": str(cache)}
-
-
-def children_of(pid: int) -> set[int]:
-    """Processes whose parent is ``pid`` (from /proc)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # The command name may hold spaces: the fields after its closing parenthesis.
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid:
-            found.add(int(entry.name))
-    return found
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` exists and is not a zombie."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def libraries(output: str) -> list[dict[str, Any]]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import signal
 import time
-from pathlib import Path
 
 import pytest
 
 from servewise.errors import SourceError
 from servewise.inspect.workers import run_in_workers
+from support.processes import alive
 
 
 def square(item: int) -> dict[str, int]:
@@ -26,14 +26,6 @@ def suicide(item: int) -> int:
     if item == 3:
         os.kill(os.getpid(), signal.SIGKILL)
     return item
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def test_every_item_once_on_several_workers() -> None:

@@ -18,6 +18,7 @@ Confidence is computed per finding from the evidence (see :func:`confidence`).
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -36,7 +37,24 @@ MAX_WRAPPERS = 8
 MAX_ERRORS = 5
 MAX_PROCESSES = 16
 TEXT_LIMIT = 400
-_PLACEHOLDERS: dict[str, FieldValue] = {"gpu": "NAME", "model": "MODEL", "image": "IMAGE"}
+_PLACEHOLDERS: dict[str, FieldValue] = {
+    "gpu": "NAME", "gpu_id": "NAME", "gpu_count": "COUNT", "model": "MODEL", "image": "IMAGE",
+}
+
+
+@functools.cache
+def catalog_id(name: str) -> str | None:
+    """The GPU catalog's id for a GPU name as a log or ``--gpu`` spells it (``None``: unknown).
+
+    Related commands use it, so that they run as printed (``--gpu h200``, not a display name).
+    """
+    from servewise.errors import ServewiseError
+    from servewise.knowledge.gpus import load_gpu_catalog
+
+    try:
+        return load_gpu_catalog().find(name).id
+    except ServewiseError:
+        return None
 
 
 def _first_text(match: Match) -> str:
@@ -255,6 +273,12 @@ class _Builder:
         gpu = self.gpu_name or facts.get("gpu_name")
         if isinstance(gpu, str):
             values.setdefault("gpu", gpu)
+            gpu_id = catalog_id(gpu)
+            if gpu_id is not None:
+                values.setdefault("gpu_id", gpu_id)
+        tensor_parallel = facts.get("tensor_parallel_size")
+        if isinstance(tensor_parallel, int | float) and tensor_parallel >= 1:
+            values.setdefault("gpu_count", int(tensor_parallel))
         if match.phases:
             own = [phase for phase in match.phases if phase in rule.phases]
             values.setdefault("phase", (own or list(match.phases))[0])

@@ -61,7 +61,9 @@ RULES_FOLDER = "diagnose"
 KINDS = ("cause", "symptom", "wrapper", "noise", "fallback")
 STATUSES = ("stable", "preview", "deprecated")
 ADVICE = ("memory_fraction", "max_model_len", "tp_divisors")
-ALWAYS_FIELDS = frozenset({"engine", "library", "category", "layer", "gpu", "model"})
+ALWAYS_FIELDS = frozenset(
+    {"engine", "library", "category", "layer", "gpu", "gpu_id", "gpu_count", "model"}
+)
 """Fields every fix step may use without listing them in ``when`` (a placeholder such as
 ``NAME`` stands in for an unknown GPU or model)."""
 CONTEXT_FIELDS = frozenset({"api", "caller", "phase", "engine_version"})
