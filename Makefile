@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 ENGINE_VENV := .venv-engine
 
-.PHONY: demo test venv test-deps engine system-deps lint typecheck fixtures bench clean
+.PHONY: demo test venv test-deps engine system-deps lint typecheck fixtures bench bench-images clean
 
 $(BIN)/servewise: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -47,6 +47,10 @@ fixtures:
 bench: test-deps
 	$(BIN)/python benchmarks/gate_speed.py
 	$(BIN)/python benchmarks/identity_speed.py
+
+## Images in a local registry against skopeo (needs Debian's skopeo).
+bench-images: test-deps system-deps
+	$(BIN)/python benchmarks/image_speed.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache

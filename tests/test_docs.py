@@ -53,8 +53,11 @@ def _examples(section: str) -> list[list[str]]:
     return examples
 
 
-def _readme_examples() -> list[list[str]]:
-    return _examples(README.split("### Examples", 1)[1].split("```sh", 1)[1].split("```", 1)[0])
+BISECT_DOC = (ROOT / "docs" / "bisect.md").read_text()
+
+
+def _readme_examples(text: str = README) -> list[list[str]]:
+    return _examples(text.split("### Examples", 1)[1].split("```sh", 1)[1].split("```", 1)[0])
 
 
 def _builds_examples() -> list[list[str]]:
@@ -72,8 +75,8 @@ def test_builds_doc_names_every_option() -> None:
                     assert option in doc, (command, option)
 
 
-
-@pytest.mark.parametrize("argv", _readme_examples() + _builds_examples())
+@pytest.mark.parametrize("argv", _readme_examples() + _builds_examples()
+                         + _readme_examples(BISECT_DOC))
 def test_readme_examples_run(
     argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

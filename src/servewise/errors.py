@@ -6,7 +6,10 @@ and carries structured fields plus a ``hint`` (the next thing to try)::
     ServewiseError                  exit code 2 unless said otherwise
     ├── FormatError                 malformed bytes: offset, expected, found
     ├── SourceError                 a file, folder or archive could not be read
-    │   └── ArchiveLimitError       an archive exceeds a safety limit (zip bomb, huge directory)
+    │   ├── ArchiveLimitError       an archive exceeds a safety limit (zip bomb, huge directory)
+    │   ├── IntegrityError          bytes that do not match their declared size or digest
+    │   └── RegistryError           a registry or web server refused or failed a request
+    │       └── RateLimitError      HTTP 429: when to retry is in ``retry_after_s``
     ├── UsageError                  bad arguments (unknown GPU, unknown library, ...)
     │   └── UnsupportedModelError   a model architecture servewise does not know
     ├── LogInputError               a log that cannot be diagnosed (empty, binary, unreadable)
@@ -101,6 +104,24 @@ class ArchiveLimitError(SourceError):
     """An archive beyond a safety limit: too many entries, too large, or a zip bomb."""
 
     kind = "archive_limit"
+
+
+class IntegrityError(SourceError):
+    """A blob or download whose size or digest is not the one declared for it."""
+
+    kind = "integrity_error"
+
+
+class RegistryError(SourceError):
+    """A registry, index or web server answered with an error (unknown repository, 401, 403...)."""
+
+    kind = "registry_error"
+
+
+class RateLimitError(RegistryError):
+    """HTTP 429 Too Many Requests; ``retry_after_s`` says when to try again, when known."""
+
+    kind = "rate_limited"
 
 
 class UsageError(ServewiseError):

@@ -11,6 +11,7 @@ import pytest
 from servewise.errors import ArchiveLimitError, SourceError
 from servewise.inspect import scan as scan_module
 from servewise.inspect.scan import ScanProgress, scan_build
+from servewise.sources import Unit
 from servewise.store import Store
 from support.cuobjdump import find_cuobjdump, list_archs, normalise_for_cuobjdump
 from support.paths import CUDA, GOOD_NIGHTLY, SAMPLES, cuda_expected, sample_expected
@@ -100,7 +101,7 @@ def test_second_scan_comes_from_the_store(tmp_path: Path, monkeypatch: pytest.Mo
         def no_reading(*_args: object, **_kwargs: object) -> object:
             raise AssertionError("a cached member was read again")
 
-        monkeypatch.setattr(scan_module, "member_chunks", no_reading)
+        monkeypatch.setattr(scan_module, "read_unit", no_reading)
         second = scan_build(str(wheel), store=store)
     assert all(lib.cached for lib in second.libraries)
     assert second.scanned_bytes == 0
@@ -176,14 +177,14 @@ def test_a_hard_linked_library_is_read_once(
     site.mkdir()
     shutil.copy(CUDA / "libsw_sm80.so", site / "liba.so")
     (site / "libb.so").hardlink_to(site / "liba.so")
-    calls: list[tuple[str, ...]] = []
-    real = scan_module.scan_member
+    calls: list[Unit] = []
+    real = scan_module.read_unit
 
-    def counting(locator: tuple[str, ...]) -> dict[str, object]:
-        calls.append(locator)
-        return real(locator)
+    def counting(unit: Unit) -> dict[str, object]:
+        calls.append(unit)
+        return real(unit)
 
-    monkeypatch.setattr(scan_module, "scan_member", counting)
+    monkeypatch.setattr(scan_module, "read_unit", counting)
     report = scan_build(str(site), workers=1)
     assert [lib.path for lib in report.libraries] == ["liba.so", "libb.so"]
     assert [lib.scan.sass for lib in report.libraries] == [("sm_80",), ("sm_80",)]

@@ -9,8 +9,8 @@ import pytest
 
 from servewise.errors import ServewiseError, SourceError
 from servewise.formats.magic import PREFIX_BYTES
-from servewise.sources import LocalSource, WheelSource, member_chunks, open_source
-from servewise.sources.local import file_chunks
+from servewise.sources import LocalSource, Member, WheelSource, member_chunks, open_source
+from servewise.sources.local import FileReader, file_chunks
 
 
 def write(path: Path, data: bytes) -> Path:
@@ -32,7 +32,7 @@ def test_folder_walk_nested_sorted(tmp_path: Path) -> None:
     assert [m.size for m in members] == [10, 5, 3, 0]
     assert [m.is_candidate for m in members] == [True, False, True, True]
     for member in members:
-        assert member.locator == ("file", str(tmp_path / member.path))
+        assert member.reader == FileReader(str(tmp_path / member.path))
         info = os.stat(tmp_path / member.path)
         assert member.identity == (
             f"file:{info.st_size}:{info.st_mtime_ns}:{info.st_dev}:{info.st_ino}"
@@ -74,7 +74,7 @@ def test_virtual_environment_paths_are_site_packages_relative(tmp_path: Path) ->
     write(venv / "pyvenv.cfg", b"home = /usr/bin\n")
     members = open_source(str(venv)).members()
     assert [m.path for m in members] == ["vllm/_C.abi3.so", "vllm-0.1.dist-info/METADATA"]
-    assert members[0].locator == ("file", str(site / "vllm" / "_C.abi3.so"))
+    assert members[0].reader == FileReader(str(site / "vllm" / "_C.abi3.so"))
 
 
 def test_prefix_with_dist_packages(tmp_path: Path) -> None:
@@ -87,7 +87,7 @@ def test_single_file(tmp_path: Path) -> None:
     source = open_source(str(lib))
     assert isinstance(source, LocalSource) and source.kind == "file"
     (member,) = source.members()
-    assert (member.path, member.size, member.locator) == ("libfoo.so.2", 204, ("file", str(lib)))
+    assert (member.path, member.size, member.reader) == ("libfoo.so.2", 204, FileReader(str(lib)))
     assert member.is_candidate
     assert source.read_small(member, 4) == b"\x7fELF"
     assert source.read_small(member, 10_000) == lib.read_bytes()
@@ -97,7 +97,7 @@ def test_symlink_to_a_file_is_followed_when_named(tmp_path: Path) -> None:
     lib = write(tmp_path / "libreal.so", b"data")
     (tmp_path / "libalias.so").symlink_to(lib)
     (member,) = open_source(str(tmp_path / "libalias.so")).members()
-    assert member.size == 4 and b"".join(member_chunks(member.locator)) == b"data"
+    assert member.size == 4 and b"".join(member_chunks(member)) == b"data"
 
 
 def test_missing_path_has_a_hint(tmp_path: Path) -> None:
@@ -130,7 +130,7 @@ def test_dangling_symlink_inside_folder_is_a_note(tmp_path: Path) -> None:
 def test_member_chunks_of_a_file(tmp_path: Path, size: int) -> None:
     data = os.urandom(size)
     lib = write(tmp_path / "x.so", data)
-    chunks = list(member_chunks(("file", str(lib)), 1024))
+    chunks = list(FileReader(str(lib)).chunks(1024))
     assert b"".join(chunks) == data
     assert all(0 < len(chunk) <= 1024 for chunk in chunks)
     # The first read is only the magic's length, so a non-object costs one small read.
@@ -146,9 +146,9 @@ def test_file_chunks_missing_file(tmp_path: Path) -> None:
     assert info.value.hint
 
 
-def test_unknown_locator() -> None:
-    with pytest.raises(ValueError, match="unknown member locator"):
-        member_chunks(("tar", "x"))
+def test_a_member_without_a_reader_cannot_be_read() -> None:
+    with pytest.raises(ValueError, match="outside its layer"):
+        member_chunks(Member("x.so", 1, "layer:x"))
 
 
 def test_zip_named_file_that_is_not_a_zip_is_a_plain_file(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from servewise.errors import ArchiveLimitError, ServewiseError, SourceError
 from servewise.sources import WheelSource, member_chunks, open_source
+from servewise.sources.wheel import ZipEntryReader
 from support.zips import build_wheel, patch_sizes
 
 CHUNK = 1024
@@ -28,7 +29,7 @@ def payload(size: int, seed: int) -> bytes:
 
 def read_member(source: WheelSource, name: str, chunk: int = CHUNK) -> list[bytes]:
     (member,) = [m for m in source.members() if m.path == name]
-    return list(member_chunks(member.locator, chunk))
+    return list(member_chunks(member, chunk))
 
 
 @pytest.fixture
@@ -53,7 +54,7 @@ def test_members_and_identity(wheel: tuple[Path, dict[str, bytes]]) -> None:
         data = contents[member.path]
         assert member.size == len(data)
         assert member.identity == f"zip:{zlib.crc32(data):08x}:{len(data)}"
-        assert member.locator[:2] == ("zip", str(path))
+        assert isinstance(member.reader, ZipEntryReader) and member.reader.archive == str(path)
     assert source.notes() == []
 
 
@@ -104,7 +105,7 @@ def test_zip_bomb_stops_in_bounded_memory(tmp_path: Path) -> None:
     source = WheelSource(path)
     (member,) = source.members()
     assert member.size == 1000
-    chunks = member_chunks(member.locator, 65536)
+    chunks = member_chunks(member, 65536)
     tracemalloc.start()
     try:
         with pytest.raises(ArchiveLimitError) as info:
@@ -168,10 +169,10 @@ def test_archive_truncated_after_listing(tmp_path: Path) -> None:
         path.write_bytes(original[:cut])
         for member in members:
             if cut >= ends[member.path]:
-                assert b"".join(member_chunks(member.locator, 4096)) == contents[member.path]
+                assert b"".join(member_chunks(member, 4096)) == contents[member.path]
                 continue
             with pytest.raises(SourceError) as info:
-                b"".join(member_chunks(member.locator, 4096))
+                b"".join(member_chunks(member, 4096))
             assert info.value.hint
             raised += 1
     assert raised >= 8
@@ -251,4 +252,4 @@ def test_missing_local_header(tmp_path: Path) -> None:
     data[0:4] = b"XXXX"
     path.write_bytes(bytes(data))
     with pytest.raises(SourceError, match="no local file header"):
-        list(member_chunks(member.locator))
+        list(member_chunks(member))

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from servewise.inspect.gate import GateResult
     from servewise.inspect.report import BuildReport
     from servewise.inspect.scan import ScanProgress
+    from servewise.sources import SourceOptions
+    from servewise.store import Store
 
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Scan everything afresh; do not use the store.")
@@ -28,10 +30,41 @@ RefArgument = Annotated[
     str,
     typer.Argument(
         help="An engine build: a .so/.cubin file, a folder (site-packages or a virtual "
-        "environment) or a .whl file.",
+        "environment), a .whl file or URL, pypi:NAME==VERSION, an image "
+        "[registry/]repo[:tag|@digest], a docker save tarball or an OCI layout folder.",
         show_default=False,
     ),
 ]
+PlatformOption = Annotated[str | None, typer.Option(
+    "--platform", help="Image or wheel platform, os/arch[/variant] (default linux/amd64), "
+    "or a wheel platform tag such as manylinux_2_28_aarch64.", show_default=False)]
+InsecureOption = Annotated[bool, typer.Option(
+    "--insecure", help="Allow plain HTTP and unverified TLS for a registry that is not on "
+    "this machine.")]
+IndexUrlOption = Annotated[str | None, typer.Option(
+    "--index-url", help="Package index (PEP 503/691 simple API) for pypi: REFs; default "
+    "$PIP_INDEX_URL, else PyPI.", show_default=False)]
+
+
+def source_options(platform: str | None, insecure: bool, index_url: str | None
+                   ) -> SourceOptions:
+    """The options remote and image sources take."""
+    from servewise.sources import SourceOptions
+
+    return SourceOptions(platform=platform, insecure=insecure, index_url=index_url)
+
+
+def open_store(no_cache: bool) -> Store | None:
+    """The store, or ``None`` with ``--no-cache`` or when it cannot be opened (with a warning)."""
+    if no_cache:
+        return None
+    from servewise.store import Store
+
+    try:
+        return Store()
+    except StoreError as error:
+        say("warning", "yellow", f"{error.message}; scanning without it")
+        return None
 
 
 @contextmanager
@@ -56,19 +89,12 @@ def _progress(enabled: bool) -> Iterator[Callable[[ScanProgress], None] | None]:
         yield update
 
 
-def _scan(ref: str, no_cache: bool, as_json: bool) -> BuildReport:
-    from servewise.inspect.scan import scan_build
-    from servewise.store import Store
-
-    store = None
-    if not no_cache:
-        try:
-            store = Store()
-        except StoreError as error:
-            say("warning", "yellow", f"{error.message}; scanning without it")
+@contextmanager
+def stored(no_cache: bool) -> Iterator[Store | None]:
+    """The store for one command, closed after it; Ctrl-C ends the command with exit 130."""
+    store = open_store(no_cache)
     try:
-        with _progress(not as_json) as progress:
-            return scan_build(ref, store=store, progress=progress)
+        yield store
     except KeyboardInterrupt:
         # The scan's workers are gone and what they finished is in the store.
         say("error", "bold red", "interrupted; no result was reported")
@@ -76,6 +102,24 @@ def _scan(ref: str, no_cache: bool, as_json: bool) -> BuildReport:
     finally:
         if store is not None:
             store.close()
+
+
+def _scan(ref: str, no_cache: bool, as_json: bool, options: SourceOptions | None = None
+          ) -> BuildReport:
+    from servewise.inspect.scan import scan_build
+
+    with stored(no_cache) as store, _progress(not as_json) as progress:
+        return scan_build(ref, store=store, progress=progress, options=options)
+
+
+def source_summary(report: BuildReport) -> dict[str, object]:
+    """What JSON output carries about the source besides the libraries."""
+    from servewise.inspect.diff import engine_version
+
+    engine = engine_version(report)
+    return {"source_kind": report.source_kind, "metadata": report.metadata,
+            "engine": engine.to_dict() if engine else None, "units": report.units.to_dict(),
+            "scanned_bytes": report.scanned_bytes}
 
 
 def _warn_notes(report: BuildReport) -> None:
@@ -92,12 +136,15 @@ def inspect(
     entries: Annotated[bool, typer.Option(
         "--entries", help="Also list every compiled image: kind, arch, compression, sizes, "
         "PTX ISA, offset.")] = False,
+    platform: PlatformOption = None,
+    insecure: InsecureOption = False,
+    index_url: IndexUrlOption = None,
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
     """List every CUDA-bearing library of a build: SASS, PTX and JIT-dispatch archs, provenance."""
     try:
-        report = _scan(ref, no_cache, as_json)
+        report = _scan(ref, no_cache, as_json, source_options(platform, insecure, index_url))
     except ServewiseError as error:
         fail(error, as_json)
     from servewise.inspect.engine_core import build_evidence
@@ -106,11 +153,15 @@ def inspect(
     if evidence.reason is not None:
         say("warning", "yellow", evidence.reason)
     if as_json:
-        emit_json({**report.to_dict(entries=entries), **evidence.to_dict()})
+        emit_json({**report.to_dict(entries=entries), **source_summary(report),
+                   **evidence.to_dict()})
         return
-    from servewise.render.tables import entries_table, inspect_table
+    from servewise.render.tables import entries_table, inspect_table, source_line
 
     _warn_notes(report)
+    line = source_line(report)
+    if line is not None:
+        out().print(line, highlight=False)
     out().print(inspect_table(report))
     if entries:
         for library in report.libraries:
@@ -131,6 +182,9 @@ def gate(
         "(e.g. deepseek-v4).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Any library without code for "
                                          "the GPU is an error.")] = False,
+    platform: PlatformOption = None,
+    insecure: InsecureOption = False,
+    index_url: IndexUrlOption = None,
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
@@ -140,17 +194,20 @@ def gate(
 
     try:
         device = load_gpu_catalog().find(gpu)
-        report = _scan(ref, no_cache, as_json)
+        report = _scan(ref, no_cache, as_json, source_options(platform, insecure, index_url))
         result = run_gate(report, device, require=tuple(require or ()), model=model,
                           strict=strict)
     except ServewiseError as error:
         fail(error, as_json)
     if as_json:
-        emit_json(result.to_dict())
+        emit_json({**result.to_dict(), **source_summary(report)})
     else:
-        from servewise.render.tables import gate_table
+        from servewise.render.tables import gate_table, source_line
 
         _warn_notes(report)
+        line = source_line(report)
+        if line is not None:
+            out().print(line, highlight=False)
         if result.verdicts:
             out().print(gate_table(result))
         out().print(_gate_summary(result), highlight=False)

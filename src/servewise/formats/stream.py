@@ -367,3 +367,4 @@ def _eflags_arch(prefix: bytes) -> str | None:
     except FormatError:
         return None
     return f"sm_{number}" if number else None
+

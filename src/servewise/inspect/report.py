@@ -193,19 +193,37 @@ class LibraryReport:
 
 
 @dataclass(frozen=True)
+class UnitCounts:
+    """How many units a scan read and how many came from the store (or the caller's memory)."""
+
+    kind: str = "file"
+    """``layer`` for images and archives, ``file`` otherwise."""
+    read: int = 0
+    cached: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"kind": self.kind, "read": self.read, "cached": self.cached}
+
+
+@dataclass(frozen=True)
 class BuildReport:
     """Every library of one build."""
 
     ref: str
     """What was scanned, as the user named it."""
     source_kind: str
-    """``file``, ``folder`` or ``wheel``."""
+    """``file``, ``folder``, ``wheel``, ``image``, ``docker-archive`` or ``oci-layout``."""
     libraries: tuple[LibraryReport, ...]
     """Libraries in path order."""
     notes: tuple[str, ...] = ()
     """Things skipped or doubtful while reading the build."""
     scanned_bytes: int = 0
     """Bytes read (not counting those served from the store)."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """What the source says about the build: image digest, created date, platform, URL."""
+    units: UnitCounts = field(default_factory=UnitCounts)
+    """Units (files or layers) read, and served from the store."""
     packages: tuple[tuple[str, str], ...] = ()
     """Installed distributions found in the build: (name, version), by name."""
     files_listed: int = 0
@@ -228,6 +246,8 @@ class BuildReport:
             "libraries": [library.to_dict(entries=entries) for library in self.libraries],
             "notes": list(self.notes),
             "scanned_bytes": self.scanned_bytes,
+            "metadata": self.metadata,
+            "units": self.units.to_dict(),
             "packages": [{"name": name, "version": version} for name, version in self.packages],
             "files_listed": self.files_listed,
             "files_read": self.files_read,

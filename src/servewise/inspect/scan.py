@@ -1,32 +1,47 @@
 """Scan an engine build: every library's SASS, PTX and JIT-dispatch evidence.
 
-:func:`scan_build` lists the build's members, takes what the store already knows
-(keyed by content identity), streams the rest through
-:class:`~servewise.formats.stream.StreamScanner` on every core, and adds
-provenance. It never prints: progress goes to a callback.
+:func:`scan_build` opens the build's source, lists the units it must read (one per
+library for folders and wheels, one per layer for images), takes what the store
+already knows (keyed by content identity: a member's identity, a layer's digest),
+reads the rest on every core, each library streamed through
+:class:`~servewise.formats.stream.StreamScanner`, and adds provenance. It never
+prints: progress goes to a callback.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
-from servewise.errors import ArchiveLimitError, ServewiseError, SourceError
+from servewise.errors import (
+    ArchiveLimitError,
+    IntegrityError,
+    RateLimitError,
+    RegistryError,
+    ServewiseError,
+    SourceError,
+)
 from servewise.formats.evidence import header_arch
 from servewise.formats.magic import PREFIX_BYTES, describe_prefix, object_kind
 from servewise.formats.stream import StreamFindings, StreamScanner
 from servewise.inspect.provenance import distributions, provenance_for
-from servewise.inspect.report import BuildReport, CodeEntry, LibraryReport, LibraryScan
+from servewise.inspect.report import (
+    BuildReport,
+    CodeEntry,
+    LibraryReport,
+    LibraryScan,
+    UnitCounts,
+)
 from servewise.inspect.workers import run_in_workers
-from servewise.sources import BuildSource, Member, member_chunks, open_source
+from servewise.sources import BuildSource, Member, Source, SourceOptions, Unit, open_source
 from servewise.store import Store
 
 #: Bump when what a scan records changes: older cached results are then ignored.
-SCANNER_VERSION = 4
+SCANNER_VERSION = 5
 
 #: Below this many bytes to scan, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 32 * 2**20
@@ -90,87 +105,80 @@ def findings_to_scan(findings: StreamFindings) -> LibraryScan:
     )
 
 
-def _not_an_object() -> LibraryScan:
-    """The scan of a file whose first bytes say it holds no GPU code servewise can read."""
-    return LibraryScan(containers=0, entries=(), dispatch={}, git_hashes=(), host_machine=None)
+def scan_chunks(chunks: Iterator[bytes]) -> dict[str, Any]:
+    """One library's bytes in, its JSON-ready :class:`LibraryScan` out (the sources' scan)."""
+    scanner = StreamScanner()
+    for chunk in chunks:
+        scanner.feed(chunk)
+    return findings_to_scan(scanner.finish()).to_dict()
 
 
-def scan_member(locator: tuple[str, ...]) -> dict[str, Any]:
-    """Scan one member from its locator; runs in worker processes, returns plain data.
+def read_unit(unit: Unit) -> dict[str, Any]:
+    """Read one unit; runs in worker processes, returns plain data.
 
-    The first bytes decide: a file that is not an ELF object, an archive or a fatbin is
-    not read further. Errors come back as ``{"error": {...}}`` because servewise errors
-    carry keyword fields that do not survive pickling.
+    Errors come back as ``{"error": {...}}`` because servewise errors carry
+    keyword fields that do not survive pickling.
     """
     try:
-        with closing(member_chunks(locator)) as chunks:
-            head: list[bytes] = []
-            for chunk in chunks:
-                head.append(chunk)
-                if sum(len(part) for part in head) >= PREFIX_BYTES:
-                    break
-            if object_kind(b"".join(head)[:PREFIX_BYTES]) is None:
-                return {"scan": _not_an_object().to_dict()}
-            scanner = StreamScanner()
-            for chunk in head:
-                scanner.feed(chunk)
-            for chunk in chunks:
-                scanner.feed(chunk)
-        return {"scan": findings_to_scan(scanner.finish()).to_dict()}
+        return {"result": unit.read(scan_chunks)}
     except ServewiseError as error:
         return {"error": error.to_dict()}
 
 
 _ERROR_KINDS: dict[str, type[SourceError]] = {
-    cls.kind: cls for cls in (SourceError, ArchiveLimitError)
+    cls.kind: cls
+    for cls in (SourceError, ArchiveLimitError, IntegrityError, RegistryError, RateLimitError)
 }
 
 
-def _raise_member_error(member: Member, error: dict[str, Any]) -> None:
+def _raise_unit_error(unit: Unit, error: dict[str, Any]) -> None:
     """Raise again, in this process, an error a worker returned as data."""
     message = str(error.get("message", "unreadable"))
     fields = {k: v for k, v in error.items() if k not in ("error", "message", "hint")}
-    fields.setdefault("path", member.path)
-    raise _ERROR_KINDS.get(str(error.get("error")), SourceError)(
-        message, hint=error.get("hint"), **fields
-    )
+    fields.setdefault("path", unit.label)
+    # A FormatError from a worker (a malformed layer) comes back as a SourceError.
+    kind = _ERROR_KINDS.get(str(error.get("error")), SourceError)
+    raise kind(message, hint=error.get("hint"), **fields)
 
 
-def _outcomes(todo: list[Member], workers: int) -> Generator[tuple[Member, dict[str, Any]]]:
-    """Scan members, largest first, on ``workers`` processes when that pays off."""
-    todo = sorted(todo, key=lambda m: m.size, reverse=True)
-    use_pool = workers > 1 and len(todo) > 1 and sum(m.size for m in todo) >= PARALLEL_THRESHOLD
+def _outcomes(todo: list[Unit], workers: int) -> Generator[tuple[Unit, dict[str, Any]]]:
+    """Read units, largest first, on ``workers`` processes when that pays off.
+
+    The workers stop at once when the consumer stops early (a unit error) or is
+    interrupted (Ctrl-C) (:func:`~servewise.inspect.workers.run_in_workers`).
+    """
+    todo = sorted(todo, key=lambda u: u.size, reverse=True)
+    use_pool = workers > 1 and len(todo) > 1 and sum(u.size for u in todo) >= PARALLEL_THRESHOLD
     if not use_pool:
-        for member in todo:
-            yield member, scan_member(member.locator)
+        for unit in todo:
+            yield unit, read_unit(unit)
         return
     for number, outcome in run_in_workers(
-        scan_member, [member.locator for member in todo], workers,
-        what=lambda number: todo[number].path,
+        read_unit, todo, workers, what=lambda number: todo[number].label,
     ):
         yield todo[number], outcome
 
 
-def _run_scans(
-    todo: list[Member], workers: int, store: Store | None, progress: ProgressCallback | None,
+def _run_units(
+    todo: list[Unit], workers: int, store: Store | None, progress: ProgressCallback | None,
     base_done: int, total: int,
 ) -> dict[str, dict[str, Any]]:
-    """Scan results by member identity, each saved in the store as it arrives.
+    """Results by unit key, each saved in the store as it arrives.
 
-    The first member error is raised; what was saved before it stays saved.
+    The first unit error is raised; what was saved before it stays saved.
     """
     results: dict[str, dict[str, Any]] = {}
     done = base_done
     with closing(_outcomes(todo, workers)) as outcomes:
-        for member, outcome in outcomes:
+        for unit, outcome in outcomes:
             if "error" in outcome:
-                _raise_member_error(member, outcome["error"])
-            results[member.identity] = outcome["scan"]
+                _raise_unit_error(unit, outcome["error"])
+            results[unit.key] = outcome["result"]
             if store is not None:
-                store.put_scan(member.identity, SCANNER_VERSION, outcome["scan"])
-            done += member.size
+                store.put_scan(unit.key, SCANNER_VERSION, outcome["result"])
+            done += unit.size
             if progress:
-                progress(ScanProgress(done, total, member.path))
+                progress(ScanProgress(done, total, unit.label))
     return results
 
 
@@ -200,33 +208,46 @@ def scan_build(
     store: Store | None = None,
     progress: ProgressCallback | None = None,
     workers: int | None = None,
+    options: SourceOptions | None = None,
+    source: Source | None = None,
+    memory: dict[str, dict[str, Any]] | None = None,
 ) -> BuildReport:
-    """Scan the build at ``ref`` (a library file, folder, virtual environment or wheel).
+    """Scan the build at ``ref`` (any REF :func:`~servewise.sources.open_source` reads).
 
-    With a ``store``, members whose content identity was scanned before are not
-    read again, and new results are saved.
+    With a ``store``, units whose content identity was read before are not read
+    again, and new results are saved. ``memory`` is a cache the caller keeps
+    across scans (``bisect`` uses one even without a store). ``source`` skips
+    opening ``ref`` again when the caller has it open.
     """
-    source = open_source(ref)
-    members = source.members()
-    # A file named directly is scanned whatever its name; in folders and archives, by name.
-    candidates = members if source.kind == "file" else [m for m in members if m.is_candidate]
+    source = source or open_source(ref, options)
+    units = list({unit.key: unit for unit in source.units()}.values())
+    keys = [unit.key for unit in units]
     cached: dict[str, dict[str, Any]] = {}
+    if memory is not None:
+        cached.update({key: memory[key] for key in keys if key in memory})
     if store is not None:
-        cached = store.get_scans([m.identity for m in candidates], SCANNER_VERSION)
-    # A file reached twice (hard links, copies in one archive) is read once.
-    todo = list({m.identity: m for m in candidates if m.identity not in cached}.values())
-    total = sum(m.size for m in candidates)
-    done = total - sum(m.size for m in todo)
+        missing = [key for key in keys if key not in cached]
+        if missing:
+            cached.update(store.get_scans(missing, SCANNER_VERSION))
+    todo = [unit for unit in units if unit.key not in cached]
+    total = sum(unit.size for unit in units)
+    done = total - sum(unit.size for unit in todo)
     if progress:
         progress(ScanProgress(done, total, "(from the store)" if done else ""))
-    fresh = _run_scans(todo, workers or os.cpu_count() or 1, store, progress, done, total)
-    all_paths = [m.path for m in members]
-    headers = _attribute_headers(all_paths, [m.path for m in candidates])
-    notes = source.notes()
+    fresh = _run_units(todo, workers or os.cpu_count() or 1, store, progress, done, total)
+    if memory is not None:
+        memory.update(fresh)
+    contents = source.contents({**cached, **fresh})
+    notes = list(contents.notes)
+    scanned = [m for m in contents.members if m.path in contents.scans]
+    headers = _attribute_headers([m.path for m in contents.members], [m.path for m in scanned])
     scans: dict[str, LibraryScan] = {}
     sizes: dict[str, int] = {}
-    for member in sorted(candidates, key=lambda m: m.path):
-        data = cached.get(member.identity) or fresh[member.identity]
+    for member in sorted(scanned, key=lambda m: m.path):
+        data = contents.scans[member.path]
+        if data is None:
+            _skip_unreadable(source, contents, member, notes, is_object=False)
+            continue
         try:
             scan = LibraryScan.from_dict(data)
         except (KeyError, TypeError, ValueError) as error:
@@ -235,13 +256,12 @@ def scan_build(
                 hint="run again with --no-cache",
             ) from None
         if scan.host_machine is None and not scan.entries:
-            _skip_unreadable(source, member, notes)
+            _skip_unreadable(source, contents, member, notes, is_object=True)
             continue
         scans[member.path] = scan
         sizes[member.path] = member.size
-    dists = distributions(source, members, notes)
-    provenance = provenance_for(source, members, scans, notes, dists=dists)
-    cached_paths = {m.path for m in candidates if m.identity in cached}
+    dists = distributions(contents, contents.members, notes)
+    provenance = provenance_for(contents, contents.members, scans, notes, dists=dists)
     libraries = tuple(
         LibraryReport(
             path=path,
@@ -249,7 +269,7 @@ def scan_build(
             scan=scan,
             provenance=provenance[path],
             headers={a: tuple(sorted(n)) for a, n in headers.get(path, {}).items()},
-            cached=path in cached_paths,
+            cached=contents.origin.get(path) in cached,
         )
         for path, scan in scans.items()
     )
@@ -258,16 +278,23 @@ def scan_build(
         source_kind=source.kind,
         libraries=libraries,
         notes=tuple(notes),
-        scanned_bytes=sum(m.size for m in todo),
+        scanned_bytes=sum(unit.size for unit in todo),
         packages=tuple(sorted({(d.name, d.version) for d in dists})),
-        files_listed=len(members),
-        files_read=len(candidates),
+        files_listed=len(contents.members),
+        files_read=len(scanned),
+        metadata=source.metadata(),
+        units=UnitCounts(_unit_kind(source.kind), len(todo), len(units) - len(todo)),
     )
 
 
-def _skip_unreadable(source: BuildSource, member: Member, notes: list[str]) -> None:
+def _skip_unreadable(source: Source, contents: BuildSource, member: Member,
+                     notes: list[str], *, is_object: bool) -> None:
     """A member with no GPU code servewise can read: a note in a build, an error if named alone."""
-    prefix = source.read_small(member, PREFIX_BYTES)
+    if member.reader is None:  # an image member: its bytes went by in its layer's pass
+        notes.append(f"{member.path}: " + ("no GPU code servewise can read, skipped"
+                                           if is_object else "not an ELF file, skipped"))
+        return
+    prefix = contents.read_small(member, PREFIX_BYTES)
     kind = object_kind(prefix)
     if kind is not None:
         notes.append(f"{member.path}: {kind} without GPU code servewise can read, skipped")
@@ -284,4 +311,11 @@ def _skip_unreadable(source: BuildSource, member: Member, notes: list[str]) -> N
     notes.append(f"{member.path}: not an ELF file, skipped")
 
 
-__all__ = ["SCANNER_VERSION", "ScanProgress", "findings_to_scan", "scan_build", "scan_member"]
+def _unit_kind(source_kind: str) -> str:
+    return "layer" if source_kind in ("image", "docker-archive", "oci-layout") else "file"
+
+
+__all__ = [
+    "SCANNER_VERSION", "ScanProgress", "findings_to_scan", "read_unit", "scan_build",
+    "scan_chunks",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from servewise.inspect.diff import engine_version
 from servewise.inspect.gate import GateResult
 from servewise.inspect.report import BuildReport, LibraryReport
 from servewise.knowledge.gpus import Gpu
@@ -56,6 +57,29 @@ def inspect_table(report: BuildReport) -> Table:
             ", ".join(c for c in library.compressions if c != "none") or "-",
         )
     return table
+
+
+def source_line(report: BuildReport) -> Text | None:
+    """One line about where the build came from: image digest and date, wheel URL, engine."""
+    meta = report.metadata
+    parts: list[str] = []
+    if meta.get("digest") or meta.get("image_id"):
+        parts.append(f"{report.source_kind} {meta.get('reference', report.ref)}")
+        parts.append(f"digest {meta.get('digest') or meta.get('image_id')}")
+        if meta.get("platform"):
+            parts.append(str(meta["platform"]))
+        if meta.get("created"):
+            parts.append(f"created {meta['created']}")
+    elif meta.get("url"):
+        parts.append(f"wheel {meta.get('filename') or meta['url']}")
+        if meta.get("uploaded"):
+            parts.append(f"uploaded {meta['uploaded']}")
+    engine = engine_version(report)
+    if engine is not None:
+        parts.append(f"engine {engine.package} {engine.version}")
+    if report.units.kind == "layer":
+        parts.append(f"layers read {report.units.read}, from the store {report.units.cached}")
+    return Text(" · ".join(parts)) if parts else None
 
 
 def entries_table(library: LibraryReport) -> Table:

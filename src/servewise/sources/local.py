@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Generator
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from servewise.errors import SourceError
 from servewise.formats.magic import PREFIX_BYTES
 from servewise.sources.interface import CHUNK_SIZE, Member
+from servewise.sources.members import MemberSource
 
 #: At most this many files are listed in a folder (a guard against scanning ``/``).
 MAX_FILES = 2_000_000
@@ -21,7 +23,7 @@ def file_identity(info: os.stat_result) -> str:
     return f"file:{info.st_size}:{info.st_mtime_ns}:{info.st_dev}:{info.st_ino}"
 
 
-def file_chunks(path: str, chunk_size: int = CHUNK_SIZE) -> Generator[bytes]:
+def file_chunks(path: str, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
     """The bytes of a file in chunks."""
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed by the generator below
@@ -34,7 +36,18 @@ def file_chunks(path: str, chunk_size: int = CHUNK_SIZE) -> Generator[bytes]:
     return _chunks_of(handle, path, chunk_size)
 
 
-def _chunks_of(handle: BinaryIO, path: str, chunk_size: int) -> Generator[bytes]:
+@dataclass(frozen=True)
+class FileReader:
+    """Reads a file on disk again, in any process."""
+
+    path: str
+
+    def chunks(self, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
+        """The file's bytes."""
+        return file_chunks(self.path, chunk_size)
+
+
+def _chunks_of(handle: BinaryIO, path: str, chunk_size: int) -> Iterator[bytes]:
     # The first read is tiny: a reader that decides from the magic alone whether a file can
     # hold GPU code stops there, whatever the file's size.
     size = min(chunk_size, PREFIX_BYTES)
@@ -64,12 +77,12 @@ def _site_packages_roots(folder: Path) -> list[Path]:
     return list(roots.values())
 
 
-class LocalSource:
+class LocalSource(MemberSource):
     """A single file, or every regular file below a folder."""
 
     def __init__(self, path: Path) -> None:
+        super().__init__(str(path))
         self._path = path
-        self._notes: list[str] = []
         try:
             info = path.lstat()
         except OSError as error:
@@ -96,26 +109,17 @@ class LocalSource:
             )
 
     @property
-    def ref(self) -> str:
-        """The path the user gave."""
-        return str(self._path)
-
-    @property
     def kind(self) -> str:
         """``folder`` or ``file``."""
         return "folder" if self._is_dir else "file"
 
-    def notes(self) -> list[str]:
-        """Symlinks and unreadable entries met while listing."""
-        return list(self._notes)
-
-    def members(self) -> list[Member]:
+    def list_members(self) -> list[Member]:
         """The file itself, or every regular file below the folder (site-packages relative)."""
         if not self._is_dir:
             info = self._path.stat()
             return [
                 Member(self._path.name, info.st_size, file_identity(info),
-                       ("file", str(self._path)))
+                       FileReader(str(self._path)))
             ]
         roots = _site_packages_roots(self._path) or [self._path]
         found: list[Member] = []
@@ -152,7 +156,7 @@ class LocalSource:
                 if not os.access(full, os.R_OK):
                     self._notes.append(f"skipped {rel}: not readable")
                     continue
-                found.append(Member(rel, info.st_size, file_identity(info), ("file", full)))
+                found.append(Member(rel, info.st_size, file_identity(info), FileReader(full)))
                 if len(found) > MAX_FILES:
                     raise SourceError(
                         f"{self._path} holds more than {MAX_FILES} files",
@@ -160,12 +164,7 @@ class LocalSource:
                         path=str(self._path),
                     )
 
-    def read_small(self, member: Member, limit: int) -> bytes:
-        """The first ``limit`` bytes of a member."""
-        try:
-            with open(member.locator[1], "rb") as handle:
-                return handle.read(limit)
-        except OSError as error:
-            raise SourceError(
-                f"cannot read {member.locator[1]}: {error.strerror}", path=member.locator[1]
-            ) from None
+
+def open_local(ref: str, options: object = None) -> LocalSource:
+    """The resolver's opener for files and folders on disk."""
+    return LocalSource(Path(ref).expanduser())

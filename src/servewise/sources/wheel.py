@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import struct
 import zipfile
-from collections.abc import Generator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from isal import isal_zlib
 
 from servewise.errors import ArchiveLimitError, SourceError
-from servewise.sources.interface import CHUNK_SIZE, Member
+from servewise.sources.interface import CHUNK_SIZE, Member, MemberReader
+from servewise.sources.members import MemberSource
 
 #: Archives with more entries than this are refused.
 MAX_ENTRIES = 500_000
@@ -50,7 +52,7 @@ def _check_directory(path: Path) -> None:
         raise SourceError(f"cannot read {path}: {error.strerror}", path=str(path)) from None
 
 
-def _check_end_records(path: Path, handle: BinaryIO) -> None:
+def _check_end_records(path: Path | str, handle: BinaryIO) -> None:
     handle.seek(0, 2)
     size = handle.tell()
     tail_len = min(size, 65536 + 22)
@@ -84,44 +86,25 @@ def _check_end_records(path: Path, handle: BinaryIO) -> None:
         )
 
 
-class WheelSource:
-    """A wheel (or any zip archive) on disk."""
+class ZipSource(MemberSource):
+    """A zip archive read through its central directory; subclasses say where its bytes are."""
 
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        _check_directory(path)
-        try:
-            with zipfile.ZipFile(path) as archive:
-                infos = archive.infolist()
-        except (zipfile.BadZipFile, OSError, ValueError, struct.error) as error:
-            raise SourceError(
-                f"{path} is not a readable zip archive: {error}",
-                hint="a wheel is a zip file; download it again",
-                path=str(path),
-            ) from None
+    _kind = "wheel"
+
+    def __init__(self, ref: str, infos: list[zipfile.ZipInfo]) -> None:
+        super().__init__(ref)
         if len(infos) > MAX_ENTRIES:
             raise ArchiveLimitError(
-                f"{path} has {len(infos)} entries", path=str(path), entries=len(infos),
+                f"{ref} has {len(infos)} entries", path=ref, entries=len(infos),
                 hint=f"servewise reads archives of at most {MAX_ENTRIES} entries",
             )
         self._infos = infos
-        self._notes: list[str] = []
 
-    @property
-    def ref(self) -> str:
-        """The wheel's path."""
-        return str(self._path)
+    def entry_reader(self, info: zipfile.ZipInfo) -> MemberReader:
+        """How one entry's bytes are read again; subclasses implement it."""
+        raise TypeError(f"{type(self).__name__} cannot read entries")
 
-    @property
-    def kind(self) -> str:
-        """Always ``wheel``."""
-        return "wheel"
-
-    def notes(self) -> list[str]:
-        """Entries skipped while listing."""
-        return list(self._notes)
-
-    def members(self) -> list[Member]:
+    def list_members(self) -> list[Member]:
         """Every file entry of the archive."""
         found: list[Member] = []
         for info in self._infos:
@@ -140,100 +123,176 @@ class WheelSource:
                 self._notes.append(f"skipped {info.filename}: declares {info.file_size} bytes")
                 continue
             found.append(
-                Member(
-                    info.filename,
-                    info.file_size,
-                    f"zip:{info.CRC:08x}:{info.file_size}",
-                    ("zip", str(self._path), str(info.header_offset), str(info.compress_size),
-                     str(info.file_size), str(info.compress_type), info.filename),
-                )
+                Member(info.filename, info.file_size, f"zip:{info.CRC:08x}:{info.file_size}",
+                       self.entry_reader(info))
             )
         return found
 
-    def read_small(self, member: Member, limit: int) -> bytes:
-        """The first ``limit`` bytes of a member."""
-        out = bytearray()
-        for chunk in zip_member_chunks(member.locator, min(limit, CHUNK_SIZE)):
-            out += chunk
-            if len(out) >= limit:
-                break
-        return bytes(out[:limit])
+
+class WheelSource(ZipSource):
+    """A wheel (or any zip archive) on disk."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        _check_directory(path)
+        try:
+            with zipfile.ZipFile(path) as archive:
+                infos = archive.infolist()
+        except (zipfile.BadZipFile, OSError, ValueError, struct.error) as error:
+            raise SourceError(
+                f"{path} is not a readable zip archive: {error}",
+                hint="a wheel is a zip file; download it again",
+                path=str(path),
+            ) from None
+        super().__init__(str(path), infos)
+
+    def entry_reader(self, info: zipfile.ZipInfo) -> MemberReader:
+        """Reads the entry from the file on disk."""
+        return ZipEntryReader(str(self._path), info.header_offset, info.compress_size,
+                              info.file_size, info.compress_type, info.filename)
 
 
-def zip_member_chunks(locator: tuple[str, ...], chunk_size: int = CHUNK_SIZE) -> Generator[bytes]:
-    """Inflate one archive member, ``chunk_size`` bytes at a time at most."""
-    _, archive, offset_s, csize_s, usize_s, method_s, name = locator
-    offset, csize, usize, method = int(offset_s), int(csize_s), int(usize_s), int(method_s)
-    where = f"{archive}!{name}"
-    try:
-        handle = open(archive, "rb")  # noqa: SIM115 - closed by the generator
-    except OSError as error:
-        raise SourceError(f"cannot read {archive}: {error.strerror}", path=archive) from None
-    return _inflate(handle, where, offset, csize, usize, method, chunk_size)
+@dataclass(frozen=True)
+class ZipEntryReader:
+    """One entry of a zip file on disk, inflated in bounded steps."""
+
+    archive: str
+    offset: int
+    compressed_size: int
+    size: int
+    method: int
+    name: str
+
+    def chunks(self, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
+        """The entry's bytes."""
+        try:
+            handle = open(self.archive, "rb")  # noqa: SIM115 - closed by the generator
+        except OSError as error:
+            raise SourceError(f"cannot read {self.archive}: {error.strerror}",
+                              path=self.archive) from None
+        return _from_file(handle, self, chunk_size)
 
 
-def _inflate(
-    handle: BinaryIO, where: str, offset: int, csize: int, usize: int, method: int, chunk_size: int
-) -> Generator[bytes]:
+def _from_file(handle: BinaryIO, entry: ZipEntryReader, chunk_size: int) -> Iterator[bytes]:
     with handle:
-        handle.seek(offset)
-        header = handle.read(30)
-        if len(header) != 30 or not header.startswith(_LOCAL):
+        handle.seek(entry.offset)
+        yield from inflate_entry(handle, f"{entry.archive}!{entry.name}", entry.offset,
+                                 entry.compressed_size, entry.size, entry.method, chunk_size)
+
+
+class ByteStream(Protocol):
+    """Sequential reads: ``read(n)`` gives up to ``n`` bytes, ``b""`` at the end."""
+
+    def read(self, size: int, /) -> bytes:
+        """Up to ``size`` bytes."""
+        ...
+
+
+def read_exact(stream: ByteStream, size: int) -> bytes:
+    """``size`` bytes, fewer only at the end of the stream."""
+    parts: list[bytes] = []
+    got = 0
+    while got < size:
+        chunk = stream.read(size - got)
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def local_header(stream: ByteStream, where: str, offset: int) -> bytes:
+    """Read one local file header and its name and extra field; the 30 fixed bytes."""
+    header = read_exact(stream, 30)
+    if len(header) != 30 or not header.startswith(_LOCAL):
+        raise SourceError(
+            f"{where}: no local file header at offset {offset:#x}",
+            hint="the archive is damaged; download it again",
+            path=where,
+            offset=offset,
+        )
+    name_len, extra_len = struct.unpack_from("<HH", header, 26)
+    if len(read_exact(stream, name_len + extra_len)) != name_len + extra_len:
+        raise _truncated(where, 0, name_len + extra_len)
+    return header
+
+
+def inflate_entry(
+    stream: ByteStream, where: str, offset: int, csize: int, usize: int, method: int,
+    chunk_size: int,
+) -> Iterator[bytes]:
+    """Inflate one entry from ``stream``, positioned at its local header."""
+    local_header(stream, where, offset)
+    return inflate_data(stream, where, csize, usize, method, chunk_size)
+
+
+def inflate_data(
+    stream: ByteStream, where: str, csize: int, usize: int, method: int, chunk_size: int,
+    unread: Callable[[bytes], None] | None = None,
+) -> Iterator[bytes]:
+    """An entry's data after its local header; a size of -1 is unknown (a data descriptor follows).
+
+    With an unknown ``csize`` (a streamed archive's data descriptor), what the inflater
+    read past the end is handed back through ``unread``.
+    """
+    known = csize >= 0
+    remaining = csize if known else 1 << 62
+    if method == zipfile.ZIP_STORED:
+        if not known:
+            raise SourceError(f"{where}: a stored entry of unknown size cannot be streamed",
+                              hint="download the wheel and read the file", path=where)
+        while remaining:
+            data = stream.read(min(chunk_size, remaining))
+            if not data:
+                raise _truncated(where, csize - remaining, csize)
+            remaining -= len(data)
+            yield data
+        return
+    inflater = isal_zlib.decompressobj(-15)
+    produced = 0
+    consumed = 0
+    limit = max(usize, 1) if usize >= 0 else 1 << 62
+    read_size = max(chunk_size // 4, 65536)
+    while not inflater.eof:
+        pending = inflater.unconsumed_tail
+        if not pending and remaining:
+            pending = stream.read(min(read_size, remaining))
+            if not pending:
+                if not known:
+                    raise _truncated(where, consumed, consumed + 1)
+                raise _truncated(where, csize - remaining, csize)
+            remaining -= len(pending)
+            consumed += len(pending)
+        try:
+            out = inflater.decompress(pending, chunk_size)
+        except _INFLATE_ERROR as error:
             raise SourceError(
-                f"{where}: no local file header at offset {offset:#x}",
+                f"{where}: damaged deflate data ({error})",
                 hint="the archive is damaged; download it again",
                 path=where,
-                offset=offset,
-            )
-        name_len, extra_len = struct.unpack_from("<HH", header, 26)
-        handle.seek(offset + 30 + name_len + extra_len)
-        remaining = csize
-        if method == zipfile.ZIP_STORED:
-            while remaining:
-                data = handle.read(min(chunk_size, remaining))
-                if not data:
-                    raise _truncated(where, csize - remaining, csize)
-                remaining -= len(data)
-                yield data
-            return
-        inflater = isal_zlib.decompressobj(-15)
-        produced = 0
-        limit = max(usize, 1)
-        read_size = max(chunk_size // 4, 65536)
-        while not inflater.eof:
-            pending = inflater.unconsumed_tail
-            if not pending and remaining:
-                pending = handle.read(min(read_size, remaining))
-                if not pending:
-                    raise _truncated(where, csize - remaining, csize)
-                remaining -= len(pending)
-            try:
-                out = inflater.decompress(pending, chunk_size)
-            except _INFLATE_ERROR as error:
-                raise SourceError(
-                    f"{where}: damaged deflate data ({error})",
-                    hint="the archive is damaged; download it again",
-                    path=where,
-                ) from None
-            if not out and not pending and not inflater.eof:
-                # All input consumed, nothing more to drain, and the stream is not finished.
-                raise _truncated(where, csize, csize)
-            produced += len(out)
-            if produced > limit or produced > MAX_RATIO * max(csize, 1):
-                raise ArchiveLimitError(
-                    f"{where} inflates beyond the {usize} bytes its directory entry declares",
-                    hint="the archive is damaged or a zip bomb; it was not read further",
-                    path=where,
-                    declared_bytes=usize,
-                )
-            if out:
-                yield out
-        if produced != usize:
-            raise SourceError(
-                f"{where}: inflated to {produced} bytes, the directory says {usize}",
-                hint="the archive is damaged; download it again",
+            ) from None
+        if not out and not pending and not inflater.eof:
+            # All input consumed, nothing more to drain, and the stream is not finished.
+            raise _truncated(where, csize, csize)
+        produced += len(out)
+        bound = MAX_RATIO * max(csize if known else consumed + read_size, 1)
+        if produced > limit or produced > bound:
+            raise ArchiveLimitError(
+                f"{where} inflates beyond the {usize} bytes its directory entry declares",
+                hint="the archive is damaged or a zip bomb; it was not read further",
                 path=where,
+                declared_bytes=usize,
             )
+        if out:
+            yield out
+    if unread is not None and inflater.unused_data:
+        unread(inflater.unused_data)
+    if usize >= 0 and produced != usize:
+        raise SourceError(
+            f"{where}: inflated to {produced} bytes, the directory says {usize}",
+            hint="the archive is damaged; download it again",
+            path=where,
+        )
 
 
 def _truncated(where: str, got: int, want: int) -> SourceError:
@@ -242,3 +301,8 @@ def _truncated(where: str, got: int, want: int) -> SourceError:
         hint="the archive is truncated; download it again",
         path=where,
     )
+
+
+def open_wheel(ref: str, options: object = None) -> WheelSource:
+    """The resolver's opener for wheel files on disk."""
+    return WheelSource(Path(ref).expanduser())
