@@ -28,7 +28,7 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 
 import aiohttp
@@ -90,7 +90,7 @@ async def read_servewise(url: str, streams: int, tokens: int) -> int:
         return client.chunks
 
 
-CLIENTS: dict[str, Callable[[str, int, int], Awaitable[int]]] = {
+CLIENTS: dict[str, Callable[[str, int, int], Coroutine[None, None, int]]] = {
     "httpx": read_httpx,
     "aiohttp lines": read_aiohttp,
     "servewise": read_servewise,

@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +130,7 @@ class Store:
             ) from None
 
     def put_bench_run(self, run_id: str, document: dict[str, Any],
-                      requests: list[tuple[int, str, int, dict[str, Any]]]) -> None:
+                      requests: Sequence[tuple[int, str, int, dict[str, Any]]]) -> None:
         """Keep one benchmark run: its document and ``(level, phase, seq, record)`` rows."""
         try:
             self._db.execute("BEGIN IMMEDIATE")

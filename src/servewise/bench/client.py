@@ -12,7 +12,6 @@ each piece is timestamped once, then split into events by the pure
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Literal
@@ -188,7 +187,7 @@ class StreamClient:
         except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError,
                 aiohttp.ClientOSError, ConnectionError) as exc:
             error = failed("disconnect", f"{type(exc).__name__}: {exc}")
-        except (aiohttp.ClientError, ValueError, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, aiohttp.ClientError, ValueError, OSError) as exc:
             error = failed("client", f"{type(exc).__name__}: {exc}")
         ended = perf_counter()
         chunk_times, chunk_tokens, source = settle_counts(times, texts, ids, cumulative)

@@ -53,6 +53,13 @@ class LoadLevel:
         return {"request_rate": rate, "burstiness": self.burstiness}
 
 
+def short_label(workload: dict[str, object]) -> str:
+    """``c=8`` or ``4/s``: a result's load level, from its JSON ``workload``."""
+    if "max_concurrency" in workload:
+        return f"c={workload['max_concurrency']}"
+    return f"{workload['request_rate']}/s"
+
+
 @dataclass(frozen=True)
 class LevelProgress:
     """A snapshot for a live display."""

@@ -75,14 +75,18 @@ def tpot(record: RequestRecord) -> float | None:
     return (record.e2e - record.ttft) / (record.output_tokens - 1)
 
 
-def itl_samples(record: RequestRecord) -> list[float]:
-    """Per-token gaps: k samples of D / k for each chunk of k tokens arriving D after the last."""
+def per_token_gaps(times: Sequence[float], tokens: Sequence[int]) -> list[float]:
+    """k samples of D / k for each chunk of k tokens arriving D after the previous chunk."""
     samples: list[float] = []
-    times, tokens = record.chunk_times, record.chunk_tokens
     for i in range(1, len(times)):
         gap = (times[i] - times[i - 1]) / tokens[i]
         samples.extend([gap] * tokens[i])
     return samples
+
+
+def itl_samples(record: RequestRecord) -> list[float]:
+    """The per-token gaps of one request, in seconds."""
+    return per_token_gaps(record.chunk_times, record.chunk_tokens)
 
 
 def meets(record: RequestRecord, slos_ms: Mapping[str, float]) -> bool:

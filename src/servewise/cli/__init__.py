@@ -9,10 +9,10 @@ failed, 2 bad usage or unreadable input.
 
 from __future__ import annotations
 
-from servewise.cli import build
+from servewise.cli import bench, build
 from servewise.cli._common import app
 
-__all__ = ["app", "build", "main"]
+__all__ = ["app", "bench", "build", "main"]
 
 
 def main() -> None:

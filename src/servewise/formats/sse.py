@@ -109,9 +109,8 @@ class SseDecoder:
         elif name == b"id":
             if b"\0" not in value:
                 self.last_event_id = value.decode("utf-8", "replace")
-        elif name == b"retry":
-            if value and value.isdigit():
-                self.retry_ms = int(value)
+        elif name == b"retry" and value.isdigit():
+            self.retry_ms = int(value)
 
     def _dispatch(self) -> SseEvent | None:
         data = self._data
