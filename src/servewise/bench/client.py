@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Literal
+from typing import Any, Literal
 
 import aiohttp
 
@@ -83,6 +83,21 @@ def settle_counts(
     return tuple(times[i] for i in kept), tuple(counts[i] for i in kept), source
 
 
+class _Sent:
+    """Filled by the trace hooks: when the request was on the wire."""
+
+    __slots__ = ("at",)
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+
+async def _on_sent(_session: object, context: Any, _params: object) -> None:
+    holder = context.trace_request_ctx
+    if isinstance(holder, _Sent):
+        holder.at = perf_counter()
+
+
 class StreamClient:
     """An aiohttp session for one load level; use as ``async with``."""
 
@@ -98,12 +113,16 @@ class StreamClient:
         timeout = aiohttp.ClientTimeout(total=None, connect=None,
                                         sock_connect=self.options.connect_timeout_s,
                                         sock_read=self.options.read_timeout_s)
+        # The request is timed from when its body was written, after any connection set-up.
+        trace = aiohttp.TraceConfig()
+        trace.on_request_headers_sent.append(_on_sent)
+        trace.on_request_chunk_sent.append(_on_sent)
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
         if self.options.api_key:
             headers["Authorization"] = f"Bearer {self.options.api_key}"
         self._session = aiohttp.ClientSession(connector=connector, timeout=timeout,
                                               headers=headers, read_bufsize=2**20,
-                                              auto_decompress=False)
+                                              auto_decompress=False, trace_configs=[trace])
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -126,15 +145,17 @@ class StreamClient:
         finish: str | None = None
         done = False
         error: RequestError | None = None
+        sent = _Sent()
         started = perf_counter()
 
         def failed(kind: str, message: str, status: int | None = None) -> RequestError:
-            return RequestError(kind, message, status, perf_counter() - started,  # type: ignore[arg-type]
-                                len(times))
+            return RequestError(kind, message, status,  # type: ignore[arg-type]
+                                perf_counter() - (sent.at or started), len(times))
 
         try:
             async with self._session.post(self.options.url, data=request.body,
-                                          headers={"X-Request-Id": request.request_id}) as resp:
+                                          headers={"X-Request-Id": request.request_id},
+                                          trace_request_ctx=sent) as resp:
                 if resp.status != 200:
                     body = (await resp.content.read(ERROR_BODY_LIMIT)).decode("utf-8", "replace")
                     error = failed("http_status", f"HTTP {resp.status}: {body}", resp.status)
@@ -200,6 +221,7 @@ class StreamClient:
             request_id=request.request_id,
             scheduled=scheduled,
             started=started,
+            sent=started if sent.at is None else sent.at,
             ended=ended,
             chunk_times=chunk_times,
             chunk_tokens=chunk_tokens,

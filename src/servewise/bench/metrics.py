@@ -18,13 +18,15 @@ from servewise.bench.records import RequestRecord
 #: What every metric means, written into each JSON result.
 FORMULAS: dict[str, str] = {
     "ttft_ms": "time to first token: arrival of the first chunk carrying >= 1 output token "
-               "minus the time the request was sent (role-only and empty chunks do not count)",
+               "minus the time the request's body was written to its connection (after any "
+               "connection set-up; role-only and empty chunks do not count)",
     "tpot_ms": "time per output token, per request: (e2e - ttft) / (output_tokens - 1); "
                "requests with one output token have none",
     "itl_ms": "inter-token latency, per token: a chunk carrying k tokens that arrives D after "
               "the previous token-bearing chunk of the same request gives k samples of D / k; "
               "samples pooled over all requests (the first chunk gives none)",
-    "e2e_ms": "end-to-end latency: arrival of the last token-bearing chunk minus the send time",
+    "e2e_ms": "end-to-end latency: arrival of the last token-bearing chunk minus the time the "
+              "request's body was written",
     "duration_s": "from the first request sent to the last request ended, warm-up excluded",
     "request_throughput_per_s": "completed requests / duration_s",
     "output_tokens_per_s": "sum of output_tokens of completed requests / duration_s",
@@ -35,7 +37,10 @@ FORMULAS: dict[str, str] = {
     "request_goodput_per_s": "completed requests meeting every SLO given / duration_s",
     "slo_attainment": "requests meeting every SLO / completed requests",
     "achieved_rate_per_s": "(requests sent - 1) / (last send - first send)",
-    "lateness_ms": "actual send time minus the time the arrival process scheduled (rate mode)",
+    "lateness_ms": "the time the client began a request minus the time the arrival process "
+                   "scheduled it (rate mode)",
+    "send_delay_ms": "the time the request's body was written minus the time the client began "
+                     "it: connection set-up and the client's own delay, excluded from latencies",
     "achieved_concurrency": "sum of e2e over completed requests / duration_s (mean requests "
                             "in flight)",
     "percentiles": "linear interpolation between closest ranks (numpy's default method)",
@@ -196,6 +201,7 @@ def _load(measured: Sequence[RequestRecord], good: Sequence[RequestRecord], dura
     late = [r.started - r.scheduled for r in measured if r.scheduled is not None]
     in_flight = _max_in_flight(measured)
     return {
+        "send_delay_ms": distribution_ms(r.sent - r.started for r in measured),
         "requested_rate_per_s": requested_rate,
         "achieved_rate_per_s": None if achieved is None else round(achieved, 4),
         "lateness_ms": (None if not late else

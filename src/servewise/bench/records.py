@@ -60,7 +60,9 @@ class RequestRecord:
     scheduled: float | None
     """When the arrival process wanted it sent (rate mode), else None."""
     started: float
-    """When the client began sending it."""
+    """When the client began the request (before taking or making a connection)."""
+    sent: float
+    """When the request's body had been written to the connection: latencies start here."""
     ended: float
     """When the stream ended (or failed)."""
     chunk_times: tuple[float, ...]
@@ -90,13 +92,13 @@ class RequestRecord:
 
     @property
     def ttft(self) -> float | None:
-        """Seconds from send to the first token-bearing chunk."""
-        return self.chunk_times[0] - self.started if self.chunk_times else None
+        """Seconds from the request written to the first token-bearing chunk."""
+        return self.chunk_times[0] - self.sent if self.chunk_times else None
 
     @property
     def e2e(self) -> float | None:
-        """Seconds from send to the last token-bearing chunk."""
-        return self.chunk_times[-1] - self.started if self.chunk_times else None
+        """Seconds from the request written to the last token-bearing chunk."""
+        return self.chunk_times[-1] - self.sent if self.chunk_times else None
 
     def to_dict(self, origin: float) -> dict[str, Any]:
         """JSON-ready form with times in seconds after ``origin`` (the level's start)."""
@@ -106,8 +108,9 @@ class RequestRecord:
             "request_id": self.request_id,
             "scheduled_s": None if self.scheduled is None else self.scheduled - origin,
             "started_s": self.started - origin,
+            "sent_s": self.sent - origin,
             "ended_s": self.ended - origin,
-            "chunk_offsets_s": [t - self.started for t in self.chunk_times],
+            "chunk_offsets_s": [t - self.sent for t in self.chunk_times],
             "chunk_tokens": list(self.chunk_tokens),
             "count_source": self.count_source,
             "output_tokens": self.output_tokens,
