@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from servewise.bench.load import LoadLevel
-from servewise.bench.metrics import distribution_ms, summarize, tpot
+from servewise.bench.metrics import distribution_ms, tpot
 from servewise.bench.records import RequestRecord
 from servewise.bench.run import BenchConfig, BenchResult, run_bench
 from servewise.bench.workload import WorkloadSpec

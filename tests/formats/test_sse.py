@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -40,7 +42,7 @@ def decode(pieces: list[bytes]) -> list[SseEvent]:
 
 def cut(data: bytes, points: list[int]) -> list[bytes]:
     marks = sorted({0, len(data), *(p % (len(data) + 1) for p in points)})
-    return [data[a:b] for a, b in zip(marks, marks[1:], strict=False)]
+    return [data[a:b] for a, b in itertools.pairwise(marks)]
 
 
 def with_line_ending(data: bytes, ending: bytes) -> bytes:

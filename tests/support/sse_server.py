@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import itertools
 import json
 import os
 import random
@@ -433,7 +434,7 @@ def truth(record: dict[str, Any]) -> dict[str, Any]:
     ttft = sends[0][0] - received
     e2e = sends[-1][0] - received
     itl: list[float] = []
-    for (before, _), (at, k) in zip(sends, sends[1:], strict=False):
+    for (before, _), (at, k) in itertools.pairwise(sends):
         itl.extend([(at - before) / k] * k)
     return {"ttft": ttft, "e2e": e2e, "tokens": tokens, "itl": itl,
             "tpot": (e2e - ttft) / (tokens - 1) if tokens > 1 else None}

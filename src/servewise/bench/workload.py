@@ -188,6 +188,11 @@ class RandomPromptBuilder:
         self._base = 0
 
     @property
+    def prefixes(self) -> tuple[str, ...]:
+        """The shared prefixes, once :meth:`prepare` has built them."""
+        return tuple(self._prefixes)
+
+    @property
     def description(self) -> str:
         """How prompt lengths were made (named in the JSON)."""
         if self.tokenizer is None:
