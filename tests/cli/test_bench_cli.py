@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from typer.main import get_command
 from typer.testing import CliRunner
 
 from servewise.cli import app
@@ -115,3 +117,31 @@ def test_table_on_stdout_and_failures_exit_1(server: SseServerHandle, tmp_path: 
     assert "1 request(s) failed" in err
     code, out, _ = run("runs", "--json")
     assert json.loads(out) == []  # --no-store kept nothing
+
+
+BENCH_DOC = (Path(__file__).resolve().parents[2] / "docs" / "bench.md").read_text()
+
+
+def test_bench_doc_names_every_option() -> None:
+    group = get_command(app)
+    for command in ("bench", "runs"):
+        for param in group.commands[command].params:  # type: ignore[attr-defined]
+            for option in (*param.opts, *param.secondary_opts):
+                if option.startswith("--") and option != "--help":
+                    assert f"`{option}" in BENCH_DOC or f"/{option}`" in BENCH_DOC, option
+
+
+def _doc_examples() -> list[list[str]]:
+    section = BENCH_DOC.split("## Examples", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    return [shlex.split(line)[1:] for line in section.splitlines()
+            if line.startswith(".venv/bin/servewise")]
+
+
+@pytest.mark.parametrize("argv", _doc_examples())
+def test_bench_doc_examples_run(server: SseServerHandle, argv: list[str],
+                                tmp_path: Path) -> None:
+    argv = [a.replace("http://127.0.0.1:8100", server.base_url).replace("/tmp/", f"{tmp_path}/")
+            for a in argv]
+    code, out, err = run(*argv)
+    assert code == 0, err
+    assert out.strip()
