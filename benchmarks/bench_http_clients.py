@@ -1,19 +1,26 @@
-"""Which HTTP client reads SSE streams fastest on one core: httpx or aiohttp.
+"""Which HTTP client reads SSE streams best on one core: httpx, aiohttp or servewise's own.
 
-The synthetic server of ``tests/support/sse_server.py`` runs pinned to one core and sends
-``--streams`` concurrent streams of ``--tokens`` one-token chunks as fast as it can; this
-process is pinned to the other core and reads them, once per client, ``--runs`` times each
-(median reported). Clients:
+The synthetic server of ``tests/support/sse_server.py`` runs pinned to one core and sends as
+fast as it can; this process is pinned to the other and reads, once per client, ``--runs``
+times each (median reported). Two measurements:
+
+* **chunks/s**: ``--streams`` concurrent streams of ``--tokens`` one-token chunks;
+* **CPU µs per request**: ``--rounds`` rounds of ``--streams`` concurrent one-token answers —
+  what it costs the client to send a request and take in a short answer (process CPU time
+  divided by requests), which is what delays other streams' chunks when many requests end and
+  restart together.
+
+Clients:
 
 * ``httpx``: ``AsyncClient.stream`` + ``aiter_lines()``, counting ``data:`` lines;
 * ``aiohttp lines``: ``ClientSession.post`` + ``async for line in response.content``;
-* ``servewise``: :class:`servewise.bench.client.StreamClient` — aiohttp raw pieces, one
-  timestamp per piece, the SSE decoder and the JSON chunk parser: the whole hot path.
+* ``servewise``: :class:`servewise.bench.client.StreamClient` — the hand-written HTTP/1.1
+  client with the SSE decoder and the JSON chunk parser: the whole hot path.
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_http_clients.py [--streams 256] [--tokens 400] [--runs 3]
-        [--json-out FILE]
+    .venv/bin/python benchmarks/bench_http_clients.py [--streams 256] [--tokens 400]
+        [--rounds 8] [--runs 3] [--json-out FILE]
 
 It prints a table and writes JSON (``--json-out``, default ``bench_http_clients.json``).
 """
@@ -46,7 +53,7 @@ def _body(tokens: int) -> bytes:
                        "stream": True}).encode()
 
 
-async def read_httpx(url: str, streams: int, tokens: int) -> int:
+async def read_httpx(url: str, streams: int, tokens: int, rounds: int) -> int:
     """Lines starting with ``data:`` read by httpx."""
     limits = httpx.Limits(max_connections=streams, max_keepalive_connections=streams)
     async with httpx.AsyncClient(limits=limits, timeout=60) as client:
@@ -60,10 +67,11 @@ async def read_httpx(url: str, streams: int, tokens: int) -> int:
                         count += 1
             return count
 
-        return sum(await asyncio.gather(*(one() for _ in range(streams))))
+        return sum([sum(await asyncio.gather(*(one() for _ in range(streams))))
+                    for _ in range(rounds)])
 
 
-async def read_aiohttp(url: str, streams: int, tokens: int) -> int:
+async def read_aiohttp(url: str, streams: int, tokens: int, rounds: int) -> int:
     """Lines starting with ``data:`` read by aiohttp's line iterator."""
     connector = aiohttp.TCPConnector(limit=streams)
     async with aiohttp.ClientSession(connector=connector) as session:
@@ -77,24 +85,36 @@ async def read_aiohttp(url: str, streams: int, tokens: int) -> int:
                         count += 1
             return count
 
-        return sum(await asyncio.gather(*(one() for _ in range(streams))))
+        return sum([sum(await asyncio.gather(*(one() for _ in range(streams))))
+                    for _ in range(rounds)])
 
 
-async def read_servewise(url: str, streams: int, tokens: int) -> int:
+async def read_servewise(url: str, streams: int, tokens: int, rounds: int) -> int:
     """Events read by servewise's client (decoded and parsed)."""
     async with StreamClient(ClientOptions(url, limit=streams)) as client:
-        records = await asyncio.gather(*(
-            client.send(Outgoing(i, "measure", f"b-{i}", _body(tokens), tokens, None))
-            for i in range(streams)))
-        assert all(r.ok for r in records), [r.error for r in records if r.error][:3]
+        for _ in range(rounds):
+            records = await asyncio.gather(*(
+                client.send(Outgoing(i, "measure", f"b-{i}", _body(tokens), tokens, None))
+                for i in range(streams)))
+            assert all(r.ok for r in records), [r.error for r in records if r.error][:3]
         return client.chunks
 
 
-CLIENTS: dict[str, Callable[[str, int, int], Coroutine[None, None, int]]] = {
+CLIENTS: dict[str, Callable[[str, int, int, int], Coroutine[None, None, int]]] = {
     "httpx": read_httpx,
     "aiohttp lines": read_aiohttp,
     "servewise": read_servewise,
 }
+
+
+def _measure(read: Callable[[str, int, int, int], Coroutine[None, None, int]], url: str,
+             streams: int, tokens: int, rounds: int) -> tuple[float, float]:
+    """``(events per second, CPU seconds per request)`` for ``rounds`` rounds of streams
+    on one session (its connections kept alive from round to round)."""
+    begin, cpu = time.perf_counter(), time.process_time()
+    events = asyncio.run(read(url, streams, tokens, rounds))
+    elapsed, used = time.perf_counter() - begin, time.process_time() - cpu
+    return events / elapsed, used / (rounds * streams)
 
 
 def main() -> None:
@@ -102,40 +122,41 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--streams", type=int, default=256)
     parser.add_argument("--tokens", type=int, default=400)
+    parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json-out", default="bench_http_clients.json")
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))
     client_cpu, server_cpu = cores[0], cores[-1]
     os.sched_setaffinity(0, {client_cpu})
-    results: dict[str, list[float]] = {name: [] for name in CLIENTS}
-    busy: dict[str, list[float]] = {name: [] for name in CLIENTS}
-    behaviour = Behaviour(ttft_s=0.0, itl_s=0.0)
-    with start_sse_server(behaviour, cpu=server_cpu) as server:
+    rates: dict[str, list[float]] = {name: [] for name in CLIENTS}
+    per_request: dict[str, list[float]] = {name: [] for name in CLIENTS}
+    loads = [os.getloadavg()[0]]
+    with start_sse_server(Behaviour(ttft_s=0.0, itl_s=0.0), cpu=server_cpu) as server:
         url = f"{server.base_url}/v1/completions"
         for _ in range(args.runs):
             for name, read in CLIENTS.items():
-                begin, cpu = time.perf_counter(), time.process_time()
-                lines = asyncio.run(read(url, args.streams, args.tokens))
-                elapsed = time.perf_counter() - begin
-                results[name].append(lines / elapsed)
-                busy[name].append((time.process_time() - cpu) / elapsed)
+                rates[name].append(_measure(read, url, args.streams, args.tokens, 1)[0])
                 server.reset()
-    load = os.getloadavg()
-    print(f"{args.streams} streams x {args.tokens} chunks; client on CPU {client_cpu}, server "
-          f"on CPU {server_cpu}; load average {load[0]:.2f}")
-    print(f"{'client':<16}{'chunks/s (median)':>20}{'client CPU busy':>17}  runs")
-    for name, rates in results.items():
-        runs = ", ".join(f"{r:,.0f}" for r in rates)
-        print(f"{name:<16}{statistics.median(rates):>20,.0f}"
-              f"{statistics.median(busy[name]):>17.0%}  {runs}")
+                per_request[name].append(_measure(read, url, args.streams, 1, args.rounds)[1])
+                server.reset()
+                loads.append(os.getloadavg()[0])
+    print(f"{args.streams} streams x {args.tokens} chunks, and {args.rounds} x {args.streams} "
+          f"one-token requests; client on CPU {client_cpu}, server on CPU {server_cpu}; "
+          f"1-min load average {min(loads):.2f}..{max(loads):.2f}")
+    print(f"{'client':<16}{'chunks/s':>12}{'CPU us/request':>16}   runs (chunks/s; us/request)")
+    for name in CLIENTS:
+        runs = ", ".join(f"{r:,.0f}" for r in rates[name])
+        costs = ", ".join(f"{1e6 * c:.0f}" for c in per_request[name])
+        print(f"{name:<16}{statistics.median(rates[name]):>12,.0f}"
+              f"{1e6 * statistics.median(per_request[name]):>16.0f}   {runs}; {costs}")
     Path(args.json_out).write_text(json.dumps({
         "date": time.strftime("%Y-%m-%d"), "machine": platform.platform(),
-        "python": platform.python_version(), "load_average": load, "streams": args.streams,
-        "tokens": args.tokens, "chunks_per_s": {k: statistics.median(v)
-                                                 for k, v in results.items()},
-        "client_cpu_busy": {k: statistics.median(v) for k, v in busy.items()},
-        "runs": results}, indent=2) + "\n")
+        "python": platform.python_version(), "load_average_range": [min(loads), max(loads)],
+        "streams": args.streams, "tokens": args.tokens, "rounds": args.rounds,
+        "chunks_per_s": {k: statistics.median(v) for k, v in rates.items()},
+        "cpu_us_per_request": {k: 1e6 * statistics.median(v) for k, v in per_request.items()},
+        "runs": {"chunks_per_s": rates, "cpu_s_per_request": per_request}}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

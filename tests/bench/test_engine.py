@@ -32,8 +32,10 @@ def test_short_sweep_on_the_engine(engine: EngineServer) -> None:
         assert entry["token_counts"]["usage_differs_from_chunks"] == 0
         assert entry["prompts_off_length"] == 0
         ttft, tpot, e2e = entry["ttft_ms"], entry["tpot_ms"], entry["e2e_ms"]
-        assert 0 < ttft["p50"] <= ttft["p99"] < e2e["p99"]
-        assert 0 < tpot["mean"] < e2e["mean"]
+        # (On a busy machine the engine's API server may flush a whole answer at once, so
+        # first and last token can arrive together: <=, not <.)
+        assert 0 < ttft["p50"] <= ttft["p99"] <= e2e["p99"]
+        assert 0 <= tpot["mean"] < e2e["mean"]
         # e2e = ttft + (osl - 1) * tpot, request by request, so also on average.
         assert e2e["mean"] == pytest.approx(ttft["mean"] + (OSL - 1) * tpot["mean"], rel=1e-3)
         assert entry["itl_ms"]["mean"] == pytest.approx(tpot["mean"], rel=0.05)

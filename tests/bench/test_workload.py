@@ -6,11 +6,11 @@ import asyncio
 import json
 from pathlib import Path
 
-import aiohttp
 import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
 from tokenizers import decoders as tk_decoders
 
+from servewise.bench.http import HttpPool
 from servewise.bench.load import LoadLevel
 from servewise.bench.run import BenchConfig, run_bench
 from servewise.bench.tokenizer import LocalTokenizer, ServerTokenizer
@@ -110,8 +110,8 @@ def test_server_tokenize_gives_exact_lengths_the_server_confirms() -> None:
 
 def test_server_tokenize_unavailable_falls_back_to_words() -> None:
     async def go() -> bool:
-        async with aiohttp.ClientSession() as session:
-            return await ServerTokenizer(session, "http://127.0.0.1:9", "m").available()
+        async with HttpPool("http://127.0.0.1:9", connect_timeout_s=2) as pool:
+            return await ServerTokenizer(pool, "http://127.0.0.1:9", "m").available()
     assert asyncio.run(go()) is False
     prompts, _ = build(None, WorkloadSpec(isl=12, osl=3), 3)
     assert all(p.text is not None and len(p.text.split()) == 11 for p in prompts)

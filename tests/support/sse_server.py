@@ -100,7 +100,7 @@ class Record:
     request_id: str
     path: str
     received: float
-    """When the request body had been read."""
+    """When the request's head had been read (its body follows in the same breath)."""
     max_tokens: int
     prompt_tokens: int
     status: int = 200
@@ -164,6 +164,7 @@ class SyntheticServer:
         self.records: list[Record] = []
         self.tokenizer = _Tokenizer()
         self._count = 0
+        self._rng = random.Random(defaults.seed)
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         sock = writer.get_extra_info("socket")
@@ -175,6 +176,7 @@ class SyntheticServer:
                     head = await reader.readuntil(b"\r\n\r\n")
                 except (asyncio.IncompleteReadError, ConnectionError):
                     return
+                arrived = time.perf_counter()
                 lines = head.decode("latin-1").split("\r\n")
                 method, path, _ = lines[0].split(" ", 2)
                 headers = {}
@@ -184,7 +186,8 @@ class SyntheticServer:
                         headers[key.strip().lower()] = value.strip()
                 length = int(headers.get("content-length", "0"))
                 body = await reader.readexactly(length) if length else b""
-                keep = await self._route(method, path.split("?")[0], headers, body, writer)
+                keep = await self._route(method, path.split("?")[0], headers, body, writer,
+                                         arrived)
                 if not keep or headers.get("connection", "").lower() == "close":
                     return
         except (ConnectionError, asyncio.IncompleteReadError):
@@ -194,9 +197,10 @@ class SyntheticServer:
                 writer.close()
 
     async def _route(self, method: str, path: str, headers: dict[str, str], body: bytes,
-                     writer: asyncio.StreamWriter) -> bool:
+                     writer: asyncio.StreamWriter, arrived: float) -> bool:
         if method == "POST" and path in ("/v1/completions", "/v1/chat/completions"):
-            return await self._generate(path, headers, json.loads(body or b"{}"), writer)
+            return await self._generate(path, headers, json.loads(body or b"{}"), writer,
+                                        arrived)
         if method == "GET" and path == "/_records":
             await self._json(writer, 200, [dataclasses.asdict(r) for r in self.records])
         elif method == "POST" and path == "/_reset":
@@ -230,15 +234,18 @@ class SyntheticServer:
         await writer.drain()
 
     async def _generate(self, path: str, headers: dict[str, str], body: dict[str, Any],
-                        writer: asyncio.StreamWriter) -> bool:
-        received = time.perf_counter()
-        start = asyncio.get_running_loop().time()
+                        writer: asyncio.StreamWriter, received: float) -> bool:
+        # The schedule runs from when the request's head was read, on the loop's clock.
+        loop = asyncio.get_running_loop()
+        start = loop.time() - (time.perf_counter() - received)
         self._count += 1
         text = _prompt_text(body)
-        behaviour = dataclasses.replace(self.defaults, **_overrides(text))
-        rng = random.Random(behaviour.seed * 1_000_003 + self._count)
+        overrides = _overrides(text)
+        behaviour = dataclasses.replace(self.defaults, **overrides) if overrides else \
+            self.defaults
+        rng = self._rng if behaviour.seed == self.defaults.seed else random.Random(behaviour.seed)
         max_tokens = int(body.get("max_tokens") or 16)
-        prompt_tokens = len(self.tokenizer.encode(text, True))
+        prompt_tokens = len(text.split()) + 1  # what /tokenize counts, BOS included
         record = Record(headers.get("x-request-id", f"anon-{self._count}"), path, received,
                         max_tokens, prompt_tokens)
         self.records.append(record)
@@ -259,7 +266,6 @@ class SyntheticServer:
         ids = behaviour.token_ids and bool(body.get("return_token_ids"))
         chat = path.endswith("chat/completions")
         total = behaviour.tokens if behaviour.tokens is not None else max_tokens
-        loop = asyncio.get_running_loop()
         end = behaviour.line_ending
 
         def event(data: str) -> bytes:

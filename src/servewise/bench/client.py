@@ -1,25 +1,25 @@
-"""The streaming HTTP client: one request in, one :class:`RequestRecord` out, never a hang.
+"""The streaming client: one request in, one :class:`RequestRecord` out, never a hang.
 
-aiohttp was picked by measurement (``benchmarks/bench_http_clients.py``, figures in
-``docs/benchmarks.md``). One session per load level, with a connection limit equal to the
-concurrency, keep-alive, explicit connect and read timeouts (the read timeout is the longest
-silence allowed, for headers and body alike). The body is read as raw pieces as they arrive;
-each piece is timestamped once, then split into events by the pure
-:class:`~servewise.formats.sse.SseDecoder` and read by
-:func:`~servewise.formats.openai_stream.parse_chunk`. Failures become
-:class:`~servewise.bench.records.RequestError` values.
+It runs on :class:`~servewise.bench.http.HttpPool` (why not aiohttp or httpx: see that module
+and ``benchmarks/bench_http_clients.py``): one pool per load level, with a connection limit
+equal to the concurrency, keep-alive, explicit connect and read timeouts (the read timeout is
+the longest silence allowed, for headers and body alike). Each network read is timestamped
+once, then split into events by the pure :class:`~servewise.formats.sse.SseDecoder` and read
+by :func:`~servewise.formats.openai_stream.parse_chunk`. Latencies start when the request's
+bytes were written. Failures become :class:`~servewise.bench.records.RequestError` values.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Any, Literal
+from typing import Literal
+from urllib.parse import urlsplit
 
-import aiohttp
-
+from servewise.bench.http import HttpFailure, HttpPool
 from servewise.bench.records import CountSource, RequestError, RequestRecord
 from servewise.errors import FormatError
+from servewise.formats.http1 import ResponseHead
 from servewise.formats.openai_stream import DONE, parse_chunk
 from servewise.formats.sse import SseDecoder
 
@@ -83,137 +83,128 @@ def settle_counts(
     return tuple(times[i] for i in kept), tuple(counts[i] for i in kept), source
 
 
-class _Sent:
-    """Filled by the trace hooks: when the request was on the wire."""
+class _StreamSink:
+    """Reads one streamed answer: events, their arrival times and what they say."""
 
-    __slots__ = ("at",)
+    __slots__ = ("cumulative", "decoder", "done", "error", "error_body", "events", "finish",
+                 "ids", "kind", "status", "texts", "times", "usage_in", "usage_out")
 
     def __init__(self) -> None:
-        self.at: float | None = None
+        self.decoder = SseDecoder()
+        self.times: list[float] = []
+        self.texts: list[str] = []
+        self.ids: list[int] = []
+        self.cumulative: list[int] = []
+        self.usage_out: int | None = None
+        self.usage_in: int | None = None
+        self.finish: str | None = None
+        self.done = False
+        self.error: tuple[str, str] | None = None
+        self.error_body = b""
+        self.status = 0
+        self.kind = "stream"
+        self.events = 0
 
+    def head(self, head: ResponseHead, now: float) -> None:
+        self.status = head.status
+        if head.status != 200:
+            self.kind = "status"
+        elif head.content_type != "text/event-stream":
+            self.kind = "not_streaming"
+            self.error = ("not_streaming", f"the answer is {head.content_type or 'untyped'}, "
+                          "not text/event-stream: the server ignored \"stream\": true")
 
-async def _on_sent(_session: object, context: Any, _params: object) -> None:
-    holder = context.trace_request_ctx
-    if isinstance(holder, _Sent):
-        holder.at = perf_counter()
+    def data(self, piece: bytes, now: float) -> bool:
+        if self.kind != "stream":
+            self.error_body += piece[: ERROR_BODY_LIMIT - len(self.error_body)]
+            return self.kind == "status" and len(self.error_body) < ERROR_BODY_LIMIT
+        for event in self.decoder.feed(piece):
+            self.events += 1
+            data = event.data
+            if data == DONE:
+                self.done = True
+                continue
+            try:
+                chunk = parse_chunk(data)
+            except FormatError as error:
+                self.error = ("malformed", error.message)
+                return False
+            if chunk.error is not None:
+                self.error = ("stream_error", chunk.error)
+                return False
+            if chunk.has_choices:
+                self.times.append(now)
+                self.texts.append(chunk.text)
+                self.ids.append(-1 if chunk.token_ids is None else chunk.token_ids)
+                self.cumulative.append(-1 if chunk.completion_tokens is None
+                                       else chunk.completion_tokens)
+                if chunk.finish_reason is not None:
+                    self.finish = chunk.finish_reason
+            elif chunk.completion_tokens is not None:
+                self.usage_out = chunk.completion_tokens
+            if chunk.prompt_tokens is not None:
+                self.usage_in = chunk.prompt_tokens
+        return True
 
 
 class StreamClient:
-    """An aiohttp session for one load level; use as ``async with``."""
+    """A connection pool for one load level; use as ``async with``."""
 
     def __init__(self, options: ClientOptions) -> None:
         self.options = options
-        self._session: aiohttp.ClientSession | None = None
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        if options.api_key:
+            headers["Authorization"] = f"Bearer {options.api_key}"
+        self._pool = HttpPool(options.url, connect_timeout_s=options.connect_timeout_s,
+                              read_timeout_s=options.read_timeout_s, limit=options.limit,
+                              headers=headers)
+        self._path = urlsplit(options.url).path or "/"
         self.chunks = 0
         """Events read so far (a measure of the client's own work)."""
 
     async def __aenter__(self) -> StreamClient:
-        connector = aiohttp.TCPConnector(limit=self.options.limit, limit_per_host=0,
-                                         keepalive_timeout=60, ttl_dns_cache=300)
-        timeout = aiohttp.ClientTimeout(total=None, connect=None,
-                                        sock_connect=self.options.connect_timeout_s,
-                                        sock_read=self.options.read_timeout_s)
-        # The request is timed from when its body was written, after any connection set-up.
-        trace = aiohttp.TraceConfig()
-        trace.on_request_headers_sent.append(_on_sent)
-        trace.on_request_chunk_sent.append(_on_sent)
-        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-        if self.options.api_key:
-            headers["Authorization"] = f"Bearer {self.options.api_key}"
-        self._session = aiohttp.ClientSession(connector=connector, timeout=timeout,
-                                              headers=headers, read_bufsize=2**20,
-                                              auto_decompress=False, trace_configs=[trace])
+        await self._pool.__aenter__()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self._pool.__aexit__(*exc)
 
     async def send(self, request: Outgoing, scheduled: float | None = None) -> RequestRecord:
         """Send one request and read its stream to the end; errors come back as data.
 
         ``scheduled`` is the clock reading the arrival process wanted it sent at.
         """
-        assert self._session is not None, "use StreamClient as an async context manager"
-        times: list[float] = []
-        texts: list[str] = []
-        ids: list[int] = []
-        cumulative: list[int] = []
-        usage_out: int | None = None
-        usage_in: int | None = None
-        finish: str | None = None
-        done = False
-        error: RequestError | None = None
-        sent = _Sent()
+        sink = _StreamSink()
         started = perf_counter()
-
-        def failed(kind: str, message: str, status: int | None = None) -> RequestError:
-            return RequestError(kind, message, status,  # type: ignore[arg-type]
-                                perf_counter() - (sent.at or started), len(times))
-
+        sent = started
+        failure: tuple[str, str] | None = None
+        wire = self._pool.build("POST", self._path, request.body,
+                                f"X-Request-Id: {request.request_id}\r\n")
         try:
-            async with self._session.post(self.options.url, data=request.body,
-                                          headers={"X-Request-Id": request.request_id},
-                                          trace_request_ctx=sent) as resp:
-                if resp.status != 200:
-                    body = (await resp.content.read(ERROR_BODY_LIMIT)).decode("utf-8", "replace")
-                    error = failed("http_status", f"HTTP {resp.status}: {body}", resp.status)
-                elif not resp.content_type.startswith("text/event-stream"):
-                    error = failed("not_streaming", f"the answer is {resp.content_type}, not "
-                                   "text/event-stream: the server ignored \"stream\": true")
-                else:
-                    decoder = SseDecoder()
-                    async for piece in resp.content.iter_any():
-                        now = perf_counter()
-                        for event in decoder.feed(piece):
-                            data = event.data
-                            self.chunks += 1
-                            if data == DONE:
-                                done = True
-                                continue
-                            chunk = parse_chunk(data)
-                            if chunk.error is not None:
-                                error = failed("stream_error", chunk.error)
-                                break
-                            if chunk.has_choices:
-                                times.append(now)
-                                texts.append(chunk.text)
-                                ids.append(-1 if chunk.token_ids is None else chunk.token_ids)
-                                cumulative.append(-1 if chunk.completion_tokens is None
-                                                  else chunk.completion_tokens)
-                                if chunk.finish_reason is not None:
-                                    finish = chunk.finish_reason
-                            else:
-                                if chunk.completion_tokens is not None:
-                                    usage_out = chunk.completion_tokens
-                            if chunk.prompt_tokens is not None:
-                                usage_in = chunk.prompt_tokens
-                        if error is not None or done:
-                            break
-                    decoder.close()
-                    if error is None and not done and finish is None:
-                        error = failed("incomplete", "the stream ended without [DONE] or a "
-                                       "finish reason")
+            sent, _ = await self._pool.exchange(wire, sink)
+        except HttpFailure as exc:
+            failure = (exc.kind, exc.message)
         except FormatError as exc:
-            error = failed("malformed", exc.message)
-        except aiohttp.ConnectionTimeoutError as exc:
-            error = failed("connect_timeout", f"no connection within "
-                           f"{self.options.connect_timeout_s:g} s ({exc})")
-        except aiohttp.ServerTimeoutError as exc:
-            error = failed("read_timeout", f"nothing read for {self.options.read_timeout_s:g} s "
-                           f"({exc})")
-        except aiohttp.ClientConnectorError as exc:
-            error = failed("connect", str(exc))
-        except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError,
-                aiohttp.ClientOSError, ConnectionError) as exc:
-            error = failed("disconnect", f"{type(exc).__name__}: {exc}")
-        except (TimeoutError, aiohttp.ClientError, ValueError, OSError) as exc:
-            error = failed("client", f"{type(exc).__name__}: {exc}")
+            failure = ("malformed", exc.message)
         ended = perf_counter()
-        chunk_times, chunk_tokens, source = settle_counts(times, texts, ids, cumulative)
+        sink.decoder.close()
+        self.chunks += sink.events
+        if failure is None:
+            failure = sink.error
+        if failure is None and sink.kind == "status":
+            failure = ("http_status", f"HTTP {sink.status}: "
+                       f"{sink.error_body.decode('utf-8', 'replace')}")
+        if failure is None and not sink.done and sink.finish is None:
+            failure = ("incomplete", "the stream ended without [DONE] or a finish reason")
+        error = None
+        if failure is not None:
+            error = RequestError(failure[0], failure[1],  # type: ignore[arg-type]
+                                 sink.status or None, ended - sent, len(sink.times))
+        chunk_times, chunk_tokens, source = settle_counts(sink.times, sink.texts, sink.ids,
+                                                          sink.cumulative)
+        usage_out = sink.usage_out
         if usage_out is None and source == "continuous_usage":
-            usage_out = max(cumulative)
+            usage_out = max(sink.cumulative)
         total = usage_out if usage_out is not None else sum(chunk_tokens)
         return RequestRecord(
             seq=request.seq,
@@ -221,17 +212,17 @@ class StreamClient:
             request_id=request.request_id,
             scheduled=scheduled,
             started=started,
-            sent=started if sent.at is None else sent.at,
+            sent=sent,
             ended=ended,
             chunk_times=chunk_times,
             chunk_tokens=chunk_tokens,
             count_source=source,
             output_tokens=total,
             output_tokens_source="usage" if usage_out is not None else "chunks",
-            prompt_tokens=usage_in,
+            prompt_tokens=sink.usage_in,
             expected_prompt_tokens=request.expected_prompt_tokens,
             max_tokens=request.max_tokens,
-            finish_reason=finish,
+            finish_reason=sink.finish,
             error=error,
-            chunk_texts=tuple(t for t in texts if t) if source == "chunks" else (),
+            chunk_texts=(tuple(t for t in sink.texts if t) if source == "chunks" else ()),
         )

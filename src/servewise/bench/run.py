@@ -20,22 +20,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import aiohttp
-
 from servewise import __version__
 from servewise.bench.client import ClientOptions, Outgoing
+from servewise.bench.http import HttpFailure, HttpPool
 from servewise.bench.load import LevelProgress, LevelRunner, LoadLevel, arrival_offsets
 from servewise.bench.metrics import FORMULAS, summarize
 from servewise.bench.records import RequestRecord
 from servewise.bench.tokenizer import LocalTokenizer, PromptTokenizer, ServerTokenizer
 from servewise.bench.workload import (
+    BUILD_CONCURRENCY,
     Prompt,
     RandomPromptBuilder,
     WorkloadSpec,
     cycle,
     load_dataset,
 )
-from servewise.errors import SourceError, UsageError
+from servewise.errors import FormatError, SourceError, UsageError
 from servewise.store import Store
 
 Endpoint = Literal["completions", "chat"]
@@ -147,17 +147,16 @@ def _body(config: BenchConfig, endpoint: Endpoint, prompt: Prompt) -> bytes:
     return json.dumps(body).encode()
 
 
-async def _check_model(session: aiohttp.ClientSession, base: str, model: str) -> None:
+async def _check_model(pool: HttpPool, base: str, model: str) -> None:
     """Fail early when the server is unreachable or does not serve ``model``."""
     try:
-        async with session.get(f"{base}/v1/models") as resp:
-            if resp.status != 200:
-                return  # not every server lists models; the requests will tell
-            listed = [m.get("id") for m in (await resp.json(content_type=None)).get("data", [])
-                      if isinstance(m, dict)]
-    except (aiohttp.ClientError, TimeoutError, ValueError) as error:
-        raise SourceError(f"cannot reach {base}: {type(error).__name__}: {error}",
+        status, found = await pool.call_json("GET", "/v1/models")
+    except (HttpFailure, FormatError) as error:
+        raise SourceError(f"cannot reach {base}: {error}",
                           hint="is the server up? check the URL and port", url=base) from None
+    if status != 200 or not isinstance(found, dict) or not isinstance(found.get("data"), list):
+        return  # not every server lists models; the requests will tell
+    listed = [m.get("id") for m in found["data"] if isinstance(m, dict)]
     if listed and model not in listed:
         raise UsageError(f"the server does not serve {model!r}; it serves {listed}",
                          hint=f"pass --model {listed[0]}", url=base)
@@ -197,16 +196,20 @@ class _Run:
 
     async def prepare(self) -> None:
         config = self.config
-        timeout = aiohttp.ClientTimeout(total=PREP_TIMEOUT_S)
-        headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
-        self._session = aiohttp.ClientSession(timeout=timeout, headers=headers)
-        await _check_model(self._session, self.base, config.model)
+        headers = {"Content-Type": "application/json"}
+        if config.api_key:
+            headers["Authorization"] = f"Bearer {config.api_key}"
+        self._pool = HttpPool(self.base, connect_timeout_s=config.connect_timeout_s,
+                              read_timeout_s=PREP_TIMEOUT_S, limit=BUILD_CONCURRENCY,
+                              headers=headers)
+        await self._pool.__aenter__()
+        await _check_model(self._pool, self.base, config.model)
         spec = config.workload
         if spec.dataset is not None:
             self.dataset = load_dataset(spec.dataset, osl=spec.osl, chat=self.endpoint == "chat")
             return
         if self.tokenizer is None:
-            server = ServerTokenizer(self._session, self.base, config.model,
+            server = ServerTokenizer(self._pool, self.base, config.model,
                                      chat=self.endpoint == "chat")
             if await server.available():
                 self.tokenizer = server
@@ -305,8 +308,8 @@ class _Run:
                 entries.append(entry)
                 levels.append(records)
         finally:
-            if hasattr(self, "_session"):
-                await self._session.close()
+            if hasattr(self, "_pool"):
+                await self._pool.__aexit__(None, None, None)
         return BenchResult(self.run_id, self.document(entries), tuple(levels))
 
     def document(self, entries: list[dict[str, Any]]) -> dict[str, Any]:

@@ -22,9 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-import aiohttp
-
-from servewise.errors import SourceError, UsageError
+from servewise.bench.http import HttpFailure, HttpPool
+from servewise.errors import FormatError, SourceError, UsageError
 
 
 class PromptTokenizer(Protocol):
@@ -103,9 +102,9 @@ class LocalTokenizer:
 class ServerTokenizer:
     """The server's ``/tokenize`` and ``/detokenize`` endpoints."""
 
-    def __init__(self, session: aiohttp.ClientSession, base_url: str, model: str, *,
+    def __init__(self, pool: HttpPool, base_url: str, model: str, *,
                  chat: bool = False) -> None:
-        self._session = session
+        self._pool = pool
         self._base = base_url
         self._model = model
         self._chat = chat
@@ -113,23 +112,26 @@ class ServerTokenizer:
         self.exact = True
 
     async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        async with self._session.post(f"{self._base}{path}", json=body) as resp:
-            text = await resp.text()
-            if resp.status != 200:
-                raise SourceError(
-                    f"{self._base}{path} answered {resp.status}: {text[:300]}",
-                    hint="pass --tokenizer PATH to tokenize locally",
-                    url=f"{self._base}{path}",
-                )
-            found: dict[str, Any] = json.loads(text)
-            return found
+        try:
+            status, found = await self._pool.call_json("POST", path, body)
+        except (HttpFailure, FormatError) as error:
+            raise SourceError(f"{self._base}{path} failed: {error}",
+                              hint="pass --tokenizer PATH to tokenize locally",
+                              url=f"{self._base}{path}") from None
+        if status != 200 or not isinstance(found, dict):
+            raise SourceError(
+                f"{self._base}{path} answered {status}: {json.dumps(found)[:300]}",
+                hint="pass --tokenizer PATH to tokenize locally",
+                url=f"{self._base}{path}",
+            )
+        return found
 
     async def available(self) -> bool:
         """Whether the server tokenizes (a probe; False on 404 or any failure)."""
         try:
             found = await self._post("/tokenize", {"model": self._model, "prompt": "hello",
                                                    "add_special_tokens": False})
-        except (SourceError, aiohttp.ClientError, ValueError, TimeoutError):
+        except SourceError:
             return False
         return isinstance(found.get("tokens"), list)
 
