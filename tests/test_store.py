@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,35 @@ def test_store_uses_default_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         store.put_scan("k", 1, {})
         assert store.path == tmp_path / "xdg" / "servewise" / "servewise.db"
     assert (tmp_path / "xdg" / "servewise" / "servewise.db").is_file()
+
+
+def test_two_openers_of_a_new_store_migrate_it_once(tmp_path: Path) -> None:
+    """A second process that read the old schema version waits for the first, then re-reads."""
+    import threading
+
+    from servewise import store as store_module
+
+    path = tmp_path / "s.db"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA journal_mode=WAL")
+    holder.execute("BEGIN IMMEDIATE")  # the first opener, half-way through migrating
+    opened: list[object] = []
+
+    def second_opener() -> None:
+        try:
+            with Store(path) as second:
+                second.put_scan("k", 1, {"ok": True})
+                opened.append(second.get_scans(["k"], 1))
+        except BaseException as error:  # reported below, in the test's thread
+            opened.append(error)
+
+    thread = threading.Thread(target=second_opener)
+    thread.start()
+    time.sleep(0.3)  # it has read user_version 0 and now waits for the write lock
+    for number, step in enumerate(store_module._MIGRATIONS, start=1):
+        holder.execute(step)
+        holder.execute(f"PRAGMA user_version = {number}")
+    holder.execute("COMMIT")
+    thread.join(timeout=30)
+    holder.close()
+    assert opened == [{"k": {"ok": True}}]

@@ -80,6 +80,24 @@ class Store:
 
     def _migrate(self) -> None:
         (done,) = self._db.execute("PRAGMA user_version").fetchone()
+        self._check_schema(done)
+        if done == len(_MIGRATIONS):
+            return
+        # Two processes may open a new store at once: the version is read again under the
+        # write lock, so each step runs exactly once.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            (done,) = self._db.execute("PRAGMA user_version").fetchone()
+            self._check_schema(done)
+            for number, step in enumerate(_MIGRATIONS[done:], start=done + 1):
+                self._db.execute(step)
+                self._db.execute(f"PRAGMA user_version = {number}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+    def _check_schema(self, done: int) -> None:
         if done > len(_MIGRATIONS):
             raise StoreError(
                 f"the store at {self.path} was written by a newer servewise "
@@ -87,11 +105,6 @@ class Store:
                 hint="upgrade servewise, or set SERVEWISE_CACHE_DIR to another folder",
                 path=str(self.path),
             )
-        for number, step in enumerate(_MIGRATIONS[done:], start=done + 1):
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute(step)
-            self._db.execute(f"PRAGMA user_version = {number}")
-            self._db.execute("COMMIT")
 
     def get_scans(self, keys: list[str], scanner: int) -> dict[str, dict[str, Any]]:
         """Cached scan results for ``keys`` written by scanner version ``scanner``."""

@@ -103,11 +103,18 @@ def test_fixture_verdicts(fixture: str, gpu: str, verdict: str, catalog: GpuCata
     result = gate(report, catalog.find(gpu))
     assert [v.verdict for v in result.verdicts] == [verdict]
     assert result.verdicts[0].verdict in VERDICTS
-    # Nothing is required here, so no gap fails the gate ...
-    assert result.passed
-    # ... unless every gap counts.
+    # Nothing is required here, so no gap is an error ...
+    assert result.verdicts[0].status != "error"
+    # ... but a lone library is no engine build: without --require there is no verdict.
+    assert not result.passed and result.basis is None
+    assert result.no_verdict_reason and "no engine core" in result.no_verdict_reason
+    # Named with --require it is judged, and a gap fails.
+    named = gate(report, catalog.find(gpu), require=(fixture,))
+    assert named.basis == "required libraries"
+    assert named.passed == (verdict != "missing")
+    # With --strict every gap counts, required or not.
     strict = gate(report, catalog.find(gpu), strict=True)
-    assert strict.passed == (verdict != "missing")
+    assert (strict.verdicts[0].status == "error") == (verdict == "missing")
 
 
 def test_require_by_file_name_fails_on_gap(catalog: GpuCatalog) -> None:

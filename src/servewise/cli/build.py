@@ -8,17 +8,22 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.text import Text
 
 from servewise.cli._common import JsonOption, app, emit_json, err, fail, out, say
 from servewise.errors import ServewiseError, StoreError
 
 if TYPE_CHECKING:
+    from servewise.inspect.gate import GateResult
     from servewise.inspect.report import BuildReport
     from servewise.inspect.scan import ScanProgress
 
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Scan everything afresh; do not use the store.")
 ]
+#: Exit code after Ctrl-C, as shells report a process ended by SIGINT.
+INTERRUPTED = 130
+
 RefArgument = Annotated[
     str,
     typer.Argument(
@@ -64,6 +69,10 @@ def _scan(ref: str, no_cache: bool, as_json: bool) -> BuildReport:
     try:
         with _progress(not as_json) as progress:
             return scan_build(ref, store=store, progress=progress)
+    except KeyboardInterrupt:
+        # The scan's workers are gone and what they finished is in the store.
+        say("error", "bold red", "interrupted; no result was reported")
+        raise typer.Exit(INTERRUPTED) from None
     finally:
         if store is not None:
             store.close()
@@ -91,8 +100,13 @@ def inspect(
         report = _scan(ref, no_cache, as_json)
     except ServewiseError as error:
         fail(error, as_json)
+    from servewise.inspect.engine_core import build_evidence
+
+    evidence = build_evidence(report)
+    if evidence.reason is not None:
+        say("warning", "yellow", evidence.reason)
     if as_json:
-        emit_json(report.to_dict(entries=entries))
+        emit_json({**report.to_dict(entries=entries), **evidence.to_dict()})
         return
     from servewise.render.tables import entries_table, inspect_table
 
@@ -137,13 +151,21 @@ def gate(
         from servewise.render.tables import gate_table
 
         _warn_notes(report)
-        out().print(gate_table(result))
-        verdict = "[green]PASS[/green]" if result.passed else "[bold red]FAIL[/bold red]"
-        errors = [v for v in result.verdicts if v.status == "error"]
-        summary = f"{verdict}: {len(errors) + len(result.absent)} required library gap(s)"
-        out().print(summary if not result.passed else f"{verdict}: every required library "
-                     f"supports {result.gpu.name}", highlight=False)
+        if result.verdicts:
+            out().print(gate_table(result))
+        out().print(_gate_summary(result), highlight=False)
     raise typer.Exit(result.exit_code)
+
+
+def _gate_summary(result: GateResult) -> Text:
+    """The last line of ``gate``: PASS, or FAIL with the gaps or why there is no verdict."""
+    if result.passed:
+        return Text.assemble(("PASS", "green"), f": every required library supports "
+                             f"{result.gpu.name} ({result.basis})")
+    if result.no_verdict_reason is not None:
+        return Text.assemble(("FAIL", "bold red"), f": {result.no_verdict_reason}")
+    gaps = sum(v.status == "error" for v in result.verdicts) + len(result.absent)
+    return Text.assemble(("FAIL", "bold red"), f": {gaps} required library gap(s)")
 
 
 @app.command()

@@ -17,6 +17,11 @@ A verdict per library:
 A gap fails the gate only when the library is *required*: the engine's core
 library, one named with ``--require``, or one the ``--model`` family needs.
 With ``strict`` every gap fails. Everything else is reported with its reason.
+
+A verdict needs evidence: a build with no engine core library fails unless
+``--require``/``--model`` named what to check and the build has GPU code, and a
+build with no GPU code at all always fails (an empty folder, a file that is not a
+library, a virtual environment without an engine).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Any
 
 from servewise.archs import ComputeCapability, arch_of_name, ptx_runs_on, sass_runs_on
 from servewise.errors import UsageError
+from servewise.inspect.engine_core import NEXT_STEP, BuildEvidence, build_evidence
 from servewise.inspect.report import BuildReport, LibraryReport
 from servewise.knowledge.gpus import Gpu
 from servewise.knowledge.libraries import KnownLibrary, LibraryTable, load_library_table
@@ -86,11 +92,40 @@ class GateResult:
     """One per library, in path order."""
     absent: tuple[tuple[str, str], ...]
     """Required libraries not found in the build at all: (library id, why required)."""
+    evidence: BuildEvidence
+    """What the scan saw, and the build's engine core libraries."""
+    named: bool = False
+    """Whether ``--require`` or ``--model`` named libraries that must support the GPU."""
+
+    @property
+    def basis(self) -> str | None:
+        """What the verdict rests on: ``engine core``, ``required libraries``, or ``None``.
+
+        Without an engine core library there is nothing to judge unless the user named
+        what must be checked; without any GPU code there is nothing to judge at all.
+        """
+        if self.evidence.has_engine_core:
+            return "engine core"
+        if self.named and self.evidence.cuda_libraries:
+            return "required libraries"
+        return None
+
+    @property
+    def no_verdict_reason(self) -> str | None:
+        """Why the gate cannot pass this build (``None`` when it has a basis)."""
+        if self.basis is not None:
+            return None
+        reason = self.evidence.reason or "no engine core library"
+        if self.evidence.cuda_libraries:
+            return (f"{reason}; name the libraries that must support the GPU with --require "
+                    "(or --model), or point it at the whole engine build")
+        return f"{reason}; {NEXT_STEP}"
 
     @property
     def passed(self) -> bool:
-        """No error: every required library supports the GPU and is present."""
-        return not self.absent and all(v.status != "error" for v in self.verdicts)
+        """A verdict with evidence, and no error: every required library supports the GPU."""
+        return (self.basis is not None and not self.absent
+                and all(v.status != "error" for v in self.verdicts))
 
     @property
     def exit_code(self) -> int:
@@ -109,6 +144,9 @@ class GateResult:
             },
             "passed": self.passed,
             "strict": self.strict,
+            "verdict_basis": self.basis,
+            "no_verdict_reason": self.no_verdict_reason,
+            **self.evidence.to_dict(),
             "libraries": [v.to_dict() for v in self.verdicts],
             "absent_required": [{"library_id": i, "required_by": why} for i, why in self.absent],
         }
@@ -254,4 +292,5 @@ def gate(
     absent = tuple(
         (name, ", ".join(why)) for name, why in wanted.items() if name not in satisfied
     )
-    return GateResult(report.ref, gpu, strict, tuple(verdicts), absent)
+    return GateResult(report.ref, gpu, strict, tuple(verdicts), absent,
+                      evidence=build_evidence(report, table), named=bool(wanted))

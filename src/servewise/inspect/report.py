@@ -185,6 +185,10 @@ class BuildReport:
     """Things skipped or doubtful while reading the build."""
     scanned_bytes: int = 0
     """Bytes read (not counting those served from the store)."""
+    files_listed: int = 0
+    """Regular files the source listed."""
+    files_read: int = 0
+    """Files scanned for GPU code (read now or taken from the store)."""
 
     def library(self, path: str) -> LibraryReport:
         """The library at ``path`` (KeyError when absent)."""
@@ -201,4 +205,6 @@ class BuildReport:
             "libraries": [library.to_dict(entries=entries) for library in self.libraries],
             "notes": list(self.notes),
             "scanned_bytes": self.scanned_bytes,
+            "files_listed": self.files_listed,
+            "files_read": self.files_read,
         }

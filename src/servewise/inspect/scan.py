@@ -11,18 +11,19 @@ from __future__ import annotations
 import multiprocessing
 import os
 import posixpath
+import signal
 from collections.abc import Callable, Generator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import Any
 
 from servewise.errors import ArchiveLimitError, ServewiseError, SourceError
 from servewise.formats.evidence import header_arch
+from servewise.formats.magic import PREFIX_BYTES, describe_prefix, object_kind
 from servewise.formats.stream import StreamFindings, StreamScanner
 from servewise.inspect.provenance import provenance_for
 from servewise.inspect.report import BuildReport, CodeEntry, LibraryReport, LibraryScan
-from servewise.sources import Member, member_chunks, open_source
+from servewise.sources import BuildSource, Member, member_chunks, open_source
 from servewise.store import Store
 
 #: Bump when what a scan records changes: older cached results are then ignored.
@@ -88,19 +89,46 @@ def findings_to_scan(findings: StreamFindings) -> LibraryScan:
     )
 
 
+def _not_an_object() -> LibraryScan:
+    """The scan of a file whose first bytes say it holds no GPU code servewise can read."""
+    return LibraryScan(containers=0, entries=(), dispatch={}, git_hashes=(), host_machine=None)
+
+
 def scan_member(locator: tuple[str, ...]) -> dict[str, Any]:
     """Scan one member from its locator; runs in worker processes, returns plain data.
 
-    Errors come back as ``{"error": {...}}`` because servewise errors carry
-    keyword fields that do not survive pickling.
+    The first bytes decide: a file that is not an ELF object, an archive or a fatbin is
+    not read further. Errors come back as ``{"error": {...}}`` because servewise errors
+    carry keyword fields that do not survive pickling.
     """
     try:
-        scanner = StreamScanner()
-        for chunk in member_chunks(locator):
-            scanner.feed(chunk)
+        with closing(member_chunks(locator)) as chunks:
+            head: list[bytes] = []
+            for chunk in chunks:
+                head.append(chunk)
+                if sum(len(part) for part in head) >= PREFIX_BYTES:
+                    break
+            if object_kind(b"".join(head)[:PREFIX_BYTES]) is None:
+                return {"scan": _not_an_object().to_dict()}
+            scanner = StreamScanner()
+            for chunk in head:
+                scanner.feed(chunk)
+            for chunk in chunks:
+                scanner.feed(chunk)
         return {"scan": findings_to_scan(scanner.finish()).to_dict()}
     except ServewiseError as error:
         return {"error": error.to_dict()}
+
+
+def _scan_numbered(item: tuple[int, tuple[str, ...]]) -> tuple[int, dict[str, Any]]:
+    """:func:`scan_member` for a pool: the member's number travels with its result."""
+    number, locator = item
+    return number, scan_member(locator)
+
+
+def _ignore_interrupts() -> None:
+    """Worker start-up: Ctrl-C reaches the whole process group; only the parent acts on it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 _ERROR_KINDS: dict[str, type[SourceError]] = {
@@ -119,7 +147,11 @@ def _raise_member_error(member: Member, error: dict[str, Any]) -> None:
 
 
 def _outcomes(todo: list[Member], workers: int) -> Generator[tuple[Member, dict[str, Any]]]:
-    """Scan members, largest first, on ``workers`` processes when that pays off."""
+    """Scan members, largest first, on ``workers`` processes when that pays off.
+
+    When the consumer stops early (a member error) or is interrupted (Ctrl-C), the
+    worker processes are terminated at once, so none outlives the scan.
+    """
     todo = sorted(todo, key=lambda m: m.size, reverse=True)
     use_pool = workers > 1 and len(todo) > 1 and sum(m.size for m in todo) >= PARALLEL_THRESHOLD
     if not use_pool:
@@ -127,23 +159,29 @@ def _outcomes(todo: list[Member], workers: int) -> Generator[tuple[Member, dict[
             yield member, scan_member(member.locator)
         return
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures: dict[Future[dict[str, Any]], Member] = {
-            pool.submit(scan_member, member.locator): member for member in todo
-        }
-        try:
-            for future in as_completed(futures):
-                yield futures[future], future.result()
-        finally:
-            for future in futures:
-                future.cancel()
+    pool = context.Pool(min(workers, len(todo)), initializer=_ignore_interrupts)
+    finished = False
+    try:
+        items = [(number, member.locator) for number, member in enumerate(todo)]
+        for number, outcome in pool.imap_unordered(_scan_numbered, items):
+            yield todo[number], outcome
+        finished = True
+    finally:
+        if finished:
+            pool.close()
+        else:
+            pool.terminate()
+        pool.join()
 
 
 def _run_scans(
-    todo: list[Member], workers: int, progress: ProgressCallback | None, base_done: int,
-    total: int,
+    todo: list[Member], workers: int, store: Store | None, progress: ProgressCallback | None,
+    base_done: int, total: int,
 ) -> dict[str, dict[str, Any]]:
-    """Scan results by member identity; the first member error is raised."""
+    """Scan results by member identity, each saved in the store as it arrives.
+
+    The first member error is raised; what was saved before it stays saved.
+    """
     results: dict[str, dict[str, Any]] = {}
     done = base_done
     with closing(_outcomes(todo, workers)) as outcomes:
@@ -151,6 +189,8 @@ def _run_scans(
             if "error" in outcome:
                 _raise_member_error(member, outcome["error"])
             results[member.identity] = outcome["scan"]
+            if store is not None:
+                store.put_scan(member.identity, SCANNER_VERSION, outcome["scan"])
             done += member.size
             if progress:
                 progress(ScanProgress(done, total, member.path))
@@ -202,10 +242,7 @@ def scan_build(
     done = total - sum(m.size for m in todo)
     if progress:
         progress(ScanProgress(done, total, "(from the store)" if done else ""))
-    fresh = _run_scans(todo, workers or os.cpu_count() or 1, progress, done, total)
-    if store is not None:
-        for member in todo:
-            store.put_scan(member.identity, SCANNER_VERSION, fresh[member.identity])
+    fresh = _run_scans(todo, workers or os.cpu_count() or 1, store, progress, done, total)
     all_paths = [m.path for m in members]
     headers = _attribute_headers(all_paths, [m.path for m in candidates])
     notes = source.notes()
@@ -221,7 +258,7 @@ def scan_build(
                 hint="run again with --no-cache",
             ) from None
         if scan.host_machine is None and not scan.entries:
-            notes.append(f"{member.path}: not an ELF file, skipped")
+            _skip_unreadable(source, member, notes)
             continue
         libraries.append(
             LibraryReport(
@@ -244,7 +281,28 @@ def scan_build(
         libraries=tuple(libraries),
         notes=tuple(notes),
         scanned_bytes=sum(m.size for m in todo),
+        files_listed=len(members),
+        files_read=len(candidates),
     )
+
+
+def _skip_unreadable(source: BuildSource, member: Member, notes: list[str]) -> None:
+    """A member with no GPU code servewise can read: a note in a build, an error if named alone."""
+    prefix = source.read_small(member, PREFIX_BYTES)
+    kind = object_kind(prefix)
+    if kind is not None:
+        notes.append(f"{member.path}: {kind} without GPU code servewise can read, skipped")
+        return
+    if source.kind == "file":
+        raise SourceError(
+            f"{source.ref} is not an ELF object, an archive or a cubin "
+            f"(starts with {describe_prefix(prefix)})",
+            hint="give a shared library (.so), a cubin, or a whole build: a site-packages "
+            "folder, a virtual environment, a wheel (.whl) or an image",
+            path=source.ref,
+            found=describe_prefix(prefix),
+        )
+    notes.append(f"{member.path}: not an ELF file, skipped")
 
 
 __all__ = ["SCANNER_VERSION", "ScanProgress", "findings_to_scan", "scan_build", "scan_member"]

@@ -9,7 +9,7 @@ reading it (the cache key).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -65,7 +65,7 @@ class BuildSource(Protocol):
         ...
 
 
-def member_chunks(locator: tuple[str, ...], chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
+def member_chunks(locator: tuple[str, ...], chunk_size: int = CHUNK_SIZE) -> Generator[bytes]:
     """The bytes of a member in order, reopened from its locator (works in any process)."""
     from servewise.sources import local, wheel
 

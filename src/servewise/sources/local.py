@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import BinaryIO
 
 from servewise.errors import SourceError
+from servewise.formats.magic import PREFIX_BYTES
 from servewise.sources.interface import CHUNK_SIZE, Member
 
 #: At most this many files are listed in a folder (a guard against scanning ``/``).
@@ -20,7 +21,7 @@ def file_identity(info: os.stat_result) -> str:
     return f"file:{info.st_size}:{info.st_mtime_ns}:{info.st_dev}:{info.st_ino}"
 
 
-def file_chunks(path: str, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
+def file_chunks(path: str, chunk_size: int = CHUNK_SIZE) -> Generator[bytes]:
     """The bytes of a file in chunks."""
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed by the generator below
@@ -33,11 +34,15 @@ def file_chunks(path: str, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
     return _chunks_of(handle, path, chunk_size)
 
 
-def _chunks_of(handle: BinaryIO, path: str, chunk_size: int) -> Iterator[bytes]:
+def _chunks_of(handle: BinaryIO, path: str, chunk_size: int) -> Generator[bytes]:
+    # The first read is tiny: a reader that decides from the magic alone whether a file can
+    # hold GPU code stops there, whatever the file's size.
+    size = min(chunk_size, PREFIX_BYTES)
     with handle:
         while True:
             try:
-                chunk = handle.read(chunk_size)
+                chunk = handle.read(size)
+                size = chunk_size
             except OSError as error:
                 raise SourceError(
                     f"cannot read {path}: {error.strerror}", path=path, hint="check the disk"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -160,7 +160,7 @@ class WheelSource:
         return bytes(out[:limit])
 
 
-def zip_member_chunks(locator: tuple[str, ...], chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
+def zip_member_chunks(locator: tuple[str, ...], chunk_size: int = CHUNK_SIZE) -> Generator[bytes]:
     """Inflate one archive member, ``chunk_size`` bytes at a time at most."""
     _, archive, offset_s, csize_s, usize_s, method_s, name = locator
     offset, csize, usize, method = int(offset_s), int(csize_s), int(usize_s), int(method_s)
@@ -174,7 +174,7 @@ def zip_member_chunks(locator: tuple[str, ...], chunk_size: int = CHUNK_SIZE) ->
 
 def _inflate(
     handle: BinaryIO, where: str, offset: int, csize: int, usize: int, method: int, chunk_size: int
-) -> Iterator[bytes]:
+) -> Generator[bytes]:
     with handle:
         handle.seek(offset)
         header = handle.read(30)
