@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from servewise.errors import FormatError
 from servewise.formats.http1 import BodyReader, ResponseHead, parse_head
+from support.pieces import cut
 
 
 def head(**headers: str) -> ResponseHead:
@@ -37,10 +38,6 @@ def chunked(pieces: list[bytes], extension: bool) -> bytes:
     body = b"".join(b"%x%s\r\n%s\r\n" % (len(p), ext, p) for p in pieces if p)
     return body + b"0\r\nTrailer: x\r\n\r\n"
 
-
-def cut(data: bytes, points: list[int]) -> list[bytes]:
-    marks = sorted({0, len(data), *(p % (len(data) + 1) for p in points)})
-    return [data[a:b] for a, b in zip(marks, marks[1:], strict=False)]
 
 
 @settings(max_examples=300, deadline=None)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servewise.formats.sse import SseDecoder, SseEvent
+from support.pieces import cut
 
 # The examples of html.spec.whatwg.org §9.2 "Server-sent events" (the event stream format).
 STOCK = b"data: YHOO\ndata: +2\ndata: 10\n\n"
@@ -39,10 +38,6 @@ def decode(pieces: list[bytes]) -> list[SseEvent]:
     decoder.close()
     return events
 
-
-def cut(data: bytes, points: list[int]) -> list[bytes]:
-    marks = sorted({0, len(data), *(p % (len(data) + 1) for p in points)})
-    return [data[a:b] for a, b in itertools.pairwise(marks)]
 
 
 def with_line_ending(data: bytes, ending: bytes) -> bytes:

@@ -2,9 +2,11 @@
 
 It exists to check a benchmark client against the truth: every response is generated on a
 schedule (time to first token, inter-token gap, tokens per chunk) and the server records
-when it received each request and when each chunk left (``time.perf_counter()`` right after
-the write, the same system-wide monotonic clock as the client's). Clients are compared with
-those recorded times, not with the schedule, so a late server does not make a client wrong.
+when it read each request's head and when each chunk left (``time.perf_counter()`` right
+after the write, the same system-wide monotonic clock as the client's). Clients are compared
+with those recorded times, not with the schedule, so a late server does not make a client
+wrong. As the reference clock it asks for a raised scheduling priority (root may have it),
+so that on a busy machine it is woken promptly when a request arrives.
 
 It speaks plain HTTP/1.1 with keep-alive on raw asyncio streams, chunked transfer encoding
 and ``TCP_NODELAY``. Endpoints:

@@ -189,6 +189,7 @@ class _Run:
         self.tokenizer: PromptTokenizer | None = self.local
         self.builder: RandomPromptBuilder | None = None
         self.dataset: list[Prompt] | None = None
+        self._pool: HttpPool | None = None
 
     def _say(self, label: str, phase: str) -> None:
         if self.progress:
@@ -199,17 +200,16 @@ class _Run:
         headers = {"Content-Type": "application/json"}
         if config.api_key:
             headers["Authorization"] = f"Bearer {config.api_key}"
-        self._pool = HttpPool(self.base, connect_timeout_s=config.connect_timeout_s,
-                              read_timeout_s=PREP_TIMEOUT_S, limit=BUILD_CONCURRENCY,
-                              headers=headers)
-        await self._pool.__aenter__()
-        await _check_model(self._pool, self.base, config.model)
+        pool = HttpPool(self.base, connect_timeout_s=config.connect_timeout_s,
+                        read_timeout_s=PREP_TIMEOUT_S, limit=BUILD_CONCURRENCY, headers=headers)
+        self._pool = await pool.__aenter__()
+        await _check_model(pool, self.base, config.model)
         spec = config.workload
         if spec.dataset is not None:
             self.dataset = load_dataset(spec.dataset, osl=spec.osl, chat=self.endpoint == "chat")
             return
         if self.tokenizer is None:
-            server = ServerTokenizer(self._pool, self.base, config.model,
+            server = ServerTokenizer(pool, self.base, config.model,
                                      chat=self.endpoint == "chat")
             if await server.available():
                 self.tokenizer = server
@@ -247,9 +247,10 @@ class _Run:
         offsets: list[float] | None = None
         count = config.num_prompts or default_num_prompts(level)
         if level.kind == "rate":
-            cap = config.num_prompts or (10**7 if config.duration_s else count)
+            timed = config.duration_s is not None and not math.isinf(level.value)
+            cap = config.num_prompts or (10**7 if timed else count)
             offsets = arrival_offsets(cap, level.value, level.burstiness, rng,
-                                      config.duration_s if not math.isinf(level.value) else None)
+                                      config.duration_s if timed else None)
             count = len(offsets)
         self._say(level.label, "building prompts")
         warm_prompts, _ = await self.prompts(warm_count, 1000 + index, notes)
@@ -308,7 +309,7 @@ class _Run:
                 entries.append(entry)
                 levels.append(records)
         finally:
-            if hasattr(self, "_pool"):
+            if self._pool is not None:
                 await self._pool.__aexit__(None, None, None)
         return BenchResult(self.run_id, self.document(entries), tuple(levels))
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
     from servewise.bench.load import LevelProgress, LoadLevel
+    from servewise.bench.run import BenchResult
 
 
 def parse_levels(concurrency: str | None, rate: str | None,
@@ -84,9 +85,8 @@ def _extra_body(text: str | None) -> dict[str, Any]:
 class _Display(AbstractContextManager["_Display"]):
     """A live progress bar on stderr (a terminal), else one line per finished phase."""
 
-    def __init__(self, quiet: bool) -> None:
-        self._live = not quiet and sys.stderr.isatty()
-        self._quiet = quiet
+    def __init__(self) -> None:
+        self._live = sys.stderr.isatty()
         self._bar: Progress | None = None
         self._tasks: dict[tuple[str, str], TaskID] = {}
         self._printed: set[tuple[str, str]] = set()
@@ -110,7 +110,7 @@ class _Display(AbstractContextManager["_Display"]):
         key = (step.label, step.phase)
         finished = step.total is not None and step.done >= step.total > 0
         if self._bar is None:
-            if not self._quiet and finished and key not in self._printed:
+            if finished and key not in self._printed:
                 self._printed.add(key)
                 say("done", "dim", f"{step.label} {step.phase}: {step.done} requests, "
                     f"{step.failed} failed, {step.elapsed_s:.1f} s")
@@ -242,7 +242,7 @@ def bench(
             token_ids=token_ids, temperature=temperature, extra_body=_extra_body(extra_body),
             connect_timeout_s=connect_timeout, read_timeout_s=read_timeout, api_key=api_key,
         )
-        with _Display(quiet=False) as display:
+        with _Display() as display:
             result = run_bench(config, progress=display)
         records = [{"level": index, **record.to_dict(level.origin)}
                    for index, level in enumerate(result.levels) for record in level.records]
@@ -273,7 +273,7 @@ def bench(
     raise typer.Exit(1 if failed else 0)
 
 
-def _store_run(result: Any) -> None:
+def _store_run(result: BenchResult) -> None:
     from servewise.bench.run import save_run
     from servewise.store import Store
 
