@@ -169,6 +169,21 @@ def test_without_usage_or_ids_each_chunk_counts_one_token() -> None:
     assert entry["token_counts"]["total"] == {"chunks": 4}
 
 
+def test_slow_headers_count_in_ttft() -> None:
+    # Headers 40 ms late, first token due at 20 ms: it leaves right after the headers.
+    with start_sse_server(Behaviour(header_delay_s=0.04, ttft_s=0.02, itl_s=0.003)) as server:
+        config = BenchConfig(url=server.base_url, model="synthetic",
+                             workload=WorkloadSpec(isl=8, osl=4),
+                             levels=(LoadLevel("concurrency", 2),), num_prompts=4, warmup=0)
+
+        def run() -> list[Level]:
+            server.reset()
+            return [one_level(run_bench(config), server.records())]
+
+        ((_, _, entry),) = equal_the_truth(run)
+    assert entry["ttft_ms"]["p50"] >= 40
+
+
 def test_rate_mode_poisson_sends_on_schedule() -> None:
     with start_sse_server(Behaviour(ttft_s=0.02, itl_s=0.004)) as server:
         config = BenchConfig(url=server.base_url, model="synthetic",
