@@ -12,6 +12,7 @@ bytes were written. Failures become :class:`~servewise.bench.records.RequestErro
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import sub
 from time import perf_counter
 from typing import Literal
 from urllib.parse import urlsplit
@@ -64,21 +65,25 @@ def settle_counts(
     ``cumulative[i]`` its ``usage.completion_tokens`` (-1: no usage). Only chunks with at
     least one token are kept, so role-only and empty finish chunks drop out.
     """
-    if any(n >= 0 for n in ids):
+    # This runs as each request ends, often while hundreds of others end too: the common
+    # cases go through C-level builtins rather than Python loops.
+    counts: list[int]
+    if max(ids, default=-1) >= 0:
         counts = [max(n, 0) for n in ids]
         source: CountSource = "token_ids"
-    elif any(c >= 0 for c in cumulative):
-        counts, previous = [], 0
-        for value in cumulative:
-            if value < 0:
-                counts.append(0)
-                continue
-            counts.append(max(value - previous, 0))
-            previous = max(previous, value)
+    elif max(cumulative, default=-1) >= 0:
         source = "continuous_usage"
+        counts = list(map(sub, cumulative, [0, *cumulative[:-1]]))
+        if min(cumulative) < 0 or min(counts) < 0:  # gaps or a count going back: slow path
+            counts, previous = [], 0
+            for value in cumulative:
+                counts.append(max(value - previous, 0) if value >= 0 else 0)
+                previous = max(previous, value)
     else:
         counts = [1 if text else 0 for text in texts]
         source = "chunks"
+    if min(counts, default=1) > 0:
+        return tuple(times), tuple(counts), source
     kept = [i for i, n in enumerate(counts) if n > 0]
     return tuple(times[i] for i in kept), tuple(counts[i] for i in kept), source
 
