@@ -24,10 +24,10 @@ Usage::
     .venv/bin/python benchmarks/bench_client_speed.py [--streams 256] [--osl 256]
         [--num-prompts 1024] [--itl-ms 10] [--runs 3] [--json-out FILE] [--skip-vllm]
 
-It prints a table and writes JSON (``--json-out``, default ``bench_client_speed.json``). Besides
-the timing it reports each client's CPU time per chunk (whole process, start-up included): a
-figure that other load on the machine barely changes, and 10^6 / it is the chunk rate one core
-could sustain.
+It prints a table and writes JSON (``--json-out``, default
+``.cache/bench_client_speed.json``). Besides the timing it reports each client's CPU time
+per chunk (whole process, start-up included): a figure that other load on the machine barely
+changes, and 10^6 / it is the chunk rate one core could sustain.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def main() -> None:
     parser.add_argument("--itl-ms", type=float, default=10.0)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-vllm", action="store_true")
-    parser.add_argument("--json-out", default="bench_client_speed.json")
+    parser.add_argument("--json-out", default=str(ROOT / ".cache" / "bench_client_speed.json"))
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))
     client_cpu, server_cpu = cores[0], cores[-1]
@@ -189,6 +189,7 @@ def main() -> None:
         print(f"{name:<18}{rate:>10,.0f}{cost:>13.1f}{tokens:>10,.0f}{real_tokens:>11,.0f}"
               f"{med['ttft_p50']:>+10.2f}{med['ttft_p99']:>+8.2f}{med['itl_p50']:>+9.2f}"
               f"{med['itl_p99']:>+8.2f}")
+    Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json_out).write_text(json.dumps({
         "date": time.strftime("%Y-%m-%d"), "machine": platform.platform(),
         "python": platform.python_version(), "cpus": os.cpu_count(),

@@ -22,13 +22,14 @@ Usage::
     .venv/bin/python benchmarks/bench_http_clients.py [--streams 256] [--tokens 400]
         [--rounds 8] [--runs 3] [--json-out FILE]
 
-It prints a table and writes JSON (``--json-out``, default ``bench_http_clients.json``).
+It prints a table and writes JSON (``--json-out``, default ``.cache/bench_http_clients.json``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -124,11 +125,14 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=400)
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--json-out", default="bench_http_clients.json")
+    parser.add_argument("--json-out", default=str(ROOT / ".cache" / "bench_http_clients.json"))
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))
     client_cpu, server_cpu = cores[0], cores[-1]
     os.sched_setaffinity(0, {client_cpu})
+    # Like the server: a raised priority when the user may (root), so other jobs disturb less.
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, 0, -10)
     rates: dict[str, list[float]] = {name: [] for name in CLIENTS}
     per_request: dict[str, list[float]] = {name: [] for name in CLIENTS}
     loads = [os.getloadavg()[0]]
@@ -150,6 +154,7 @@ def main() -> None:
         costs = ", ".join(f"{1e6 * c:.0f}" for c in per_request[name])
         print(f"{name:<16}{statistics.median(rates[name]):>12,.0f}"
               f"{1e6 * statistics.median(per_request[name]):>16.0f}   {runs}; {costs}")
+    Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json_out).write_text(json.dumps({
         "date": time.strftime("%Y-%m-%d"), "machine": platform.platform(),
         "python": platform.python_version(), "load_average_range": [min(loads), max(loads)],
