@@ -48,6 +48,7 @@ bench: test-deps
 	$(BIN)/python benchmarks/gate_speed.py
 	$(BIN)/python benchmarks/bench_http_clients.py
 	$(BIN)/python benchmarks/bench_client_speed.py
+	$(BIN)/python benchmarks/identity_speed.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache

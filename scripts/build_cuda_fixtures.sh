@@ -95,9 +95,11 @@ mode_flags() {
 }
 
 # record FILE KIND "TARGETS" COMPRESSION COMPRESSED CONTAINERS SECTIONS NOTE
-# (one tab-separated manifest line; the Python step turns it into expected.json)
+# (one tab-separated manifest line; the Python step turns it into expected.json).
+# A ninth column carries $ID_FACTS when set: the identity flags the library was
+# built with, "key=value;key=value" (soname, pyinit, ns, c_prefix, version).
 record() {
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$MANIFEST"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" "${ID_FACTS:--}" >>"$MANIFEST"
 }
 
 # cuda_lib OUT MODE "TARGETS" NOTE SOURCE... : one fatbin container per .cu file.
@@ -200,6 +202,48 @@ run "$CXX" "${HOST_SO[@]}" '-DSW_DG_HASH="f5a76426"' \
 record "$OUT/libdispatch_without_sm120.so" host-only "" null - 0 - \
     "DeepGEMM f5a76426 (vllm-project fork): sm90_/sm100_ only, no arch_major == 12"
 
+echo "== libraries that say who they are (identity by SONAME, PyInit_, namespaces, versions)"
+# identity_lib OUT MODE "TARGETS" NOTE "FACTS" EXTRA... : saxpy.cu + identity_lib.cpp.
+identity_lib() {
+    local out=$1 mode=$2 targets=$3 note=$4 facts=$5; shift 5
+    ID_FACTS=$facts cuda_lib "$out" "$mode" "$targets" "$note" \
+        "$SRC/saxpy.cu" "$SRC/identity_lib.cpp" "$@"
+}
+identity_lib "$OUT/libsw_id_nccl.so" default "sm_80 sm_90 sm_100 sm_120 compute_120" \
+    "NCCL-like: SONAME libnccl.so.2, ncclX exports, NCCL version string" \
+    "soname=libnccl.so.2;c_prefix=nccl;version=NCCL version 2.27.3+cuda13.0" \
+    -DSW_C_PREFIX=nccl '-DSW_VERSION="NCCL version 2.27.3+cuda13.0"' \
+    -Xlinker -soname=libnccl.so.2
+identity_lib "$OUT/libsw_id_mscclpp.so" none "sm_90 sm_100a sm_120a" \
+    "MSCCL++-like: SONAME libmscclpp.so.0, exports in namespace mscclpp" \
+    "soname=libmscclpp.so.0;ns=mscclpp" \
+    -DSW_NS=mscclpp -Xlinker -soname=libmscclpp.so.0
+identity_lib "$OUT/libsw_id_trtllm.so" none "sm_90a sm_100a sm_120a" \
+    "TensorRT-LLM-like core: SONAME libtensorrt_llm.so, namespace tensorrt_llm" \
+    "soname=libtensorrt_llm.so;ns=tensorrt_llm" \
+    -DSW_NS=tensorrt_llm -Xlinker -soname=libtensorrt_llm.so
+identity_lib "$OUT/libsw_id_common_ops.so" size "sm_90a sm_100a sm_120a" \
+    "sgl-kernel-like common_ops: PyInit_common_ops, embeds namespace mscclpp" \
+    "pyinit=common_ops;ns=sgl_kernel,mscclpp" \
+    -DSW_PYINIT=common_ops -DSW_NS=sgl_kernel -DSW_NS2=mscclpp
+identity_lib "$OUT/libsw_id_flashinfer.so" none "sm_90a sm_100a" \
+    "FlashInfer AOT-like module: namespace flashinfer, no PyInit_ (a torch library)" \
+    "ns=flashinfer" \
+    -DSW_NS=flashinfer
+identity_lib "$OUT/libsw_id_flash_attn.so" default "sm_80 sm_90 compute_90" \
+    "flash-attn-like: PyInit_flash_attn_2_cuda, namespace flash" \
+    "pyinit=flash_attn_2_cuda;ns=flash" \
+    -DSW_PYINIT=flash_attn_2_cuda -DSW_NS=flash
+run "$CXX" "${HOST_SO[@]}" -DSW_PYINIT=_mscclpp -o "$OUT/libsw_id_mscclpp_py.so" \
+    "$SRC/identity_lib.cpp"
+ID_FACTS="pyinit=_mscclpp" record "$OUT/libsw_id_mscclpp_py.so" host-library "" null - 0 - \
+    "MSCCL++-like Python bindings: PyInit__mscclpp only"
+run "$CXX" "${HOST_SO[@]}" -DSW_WITH_SM120 '-DSW_DG_HASH="a6b593d2"' -DSW_PYINIT=deep_gemm_cpp \
+    -o "$OUT/libdispatch_deep_gemm_cpp.so" "$SRC/deep_gemm_dispatch.cpp"
+ID_FACTS="pyinit=deep_gemm_cpp;ns=deep_gemm" record "$OUT/libdispatch_deep_gemm_cpp.so" \
+    host-only "" null - 0 - \
+    "standalone DeepGEMM layout (deep_gemm_cpp): a6b593d2 dispatcher plus PyInit_deep_gemm_cpp"
+
 echo "== demo sample wheels (the seed story)"
 SW=$WORK/samples
 mkdir -p "$SW/good" "$SW/bad"
@@ -259,7 +303,7 @@ def arch_key(a: str) -> tuple[int, str]:
 
 expected: dict[str, dict] = {}
 for line in Path(manifest).read_text().splitlines():
-    path, kind, targets, comp, compressed, containers, sections, note = line.split("\t")
+    path, kind, targets, comp, compressed, containers, sections, note, facts = line.split("\t")
     name = Path(path).name
     t = targets.split()
     entry: dict = {
@@ -276,12 +320,21 @@ for line in Path(manifest).read_text().splitlines():
         "cuobjdump_visible": kind in ("shared-library", "object", "cubin"),
         "note": note,
     }
+    if facts != "-":
+        pairs = dict(item.split("=", 1) for item in facts.split(";"))
+        entry["identity"] = {
+            "soname": pairs.get("soname"),
+            "python_modules": [pairs["pyinit"]] if "pyinit" in pairs else [],
+            "namespaces": pairs["ns"].split(",") if "ns" in pairs else [],
+            "c_prefix": pairs.get("c_prefix"),
+            "version_string": pairs.get("version"),
+        }
     if name.startswith("libdispatch_"):
-        names = dispatch_names(with_sm120=name == "libdispatch_with_sm120.so")
+        names = dispatch_names(with_sm120=name != "libdispatch_without_sm120.so")
         entry["jit_dispatch"] = {k: len(v) for k, v in names.items()}
         entry["jit_names"] = names
         entry["version_string"] = (
-            "DeepGEMM a6b593d2" if "with_sm120" in name else "DeepGEMM f5a76426")
+            "DeepGEMM f5a76426" if "without_sm120" in name else "DeepGEMM a6b593d2")
     if name == "libsw_sass_with_host_strings.so":
         entry["host_strings"] = ENGINE_HOST_NAMES
     expected[name] = entry

@@ -24,3 +24,13 @@ for build in "$good" "$bad"; do
     *) echo "-> exit $code: the demo itself failed"; exit "$code" ;;
   esac
 done
+
+echo
+echo "== servewise diff: what changed between the two nightlies?"
+"$SW" diff "$good" "$bad" --gpu rtx-pro-6000
+code=$?
+case $code in
+  0) echo "-> exit 0: the same verdicts on sm_120" ;;
+  1) echo "-> exit 1: only the bundled DeepGEMM changed, and it lost its sm_120 dispatch." ;;
+  *) echo "-> exit $code: the demo itself failed"; exit "$code" ;;
+esac

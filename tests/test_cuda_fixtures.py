@@ -118,7 +118,7 @@ def test_every_fixture_file_is_listed() -> None:
 
 
 def test_expected_json_shape() -> None:
-    kinds = {"shared-library", "cubin", "embedded-cubin", "host-only", "object"}
+    kinds = {"shared-library", "cubin", "embedded-cubin", "host-only", "host-library", "object"}
     for name, e in EXPECTED.items():
         assert e["kind"] in kinds, name
         assert all(a.startswith("sm_") for a in e["sass"]), name

@@ -43,8 +43,8 @@ def test_gate_doc_names_every_option() -> None:
                     assert option in GATE_DOC or option in README, (command, option)
 
 
-def _readme_examples() -> list[list[str]]:
-    section = README.split("### Examples", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+def _examples(section: str) -> list[list[str]]:
+    """The ``.venv/bin/servewise`` lines of a shell block, with ``$S`` made the samples folder."""
     examples = []
     for line in section.splitlines():
         if line.startswith(".venv/bin/servewise"):
@@ -53,7 +53,27 @@ def _readme_examples() -> list[list[str]]:
     return examples
 
 
-@pytest.mark.parametrize("argv", _readme_examples())
+def _readme_examples() -> list[list[str]]:
+    return _examples(README.split("### Examples", 1)[1].split("```sh", 1)[1].split("```", 1)[0])
+
+
+def _builds_examples() -> list[list[str]]:
+    doc = (ROOT / "docs" / "builds.md").read_text()
+    return _examples(doc.split("## Examples that run", 1)[1].split("```sh", 1)[1].split("```")[0])
+
+
+def test_builds_doc_names_every_option() -> None:
+    doc = (ROOT / "docs" / "builds.md").read_text()
+    group = get_command(app)
+    for command in ("diff", "version"):
+        for param in group.commands[command].params:  # type: ignore[attr-defined]
+            for option in param.opts:
+                if option.startswith("--") and option != "--help":
+                    assert option in doc, (command, option)
+
+
+
+@pytest.mark.parametrize("argv", _readme_examples() + _builds_examples())
 def test_readme_examples_run(
     argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -55,6 +55,21 @@ def test_known_facts_of_the_wheel(report: BuildReport) -> None:
     assert core.provenance.library_id == "vllm-core" and "sm_100" in core.dispatch
 
 
+def test_every_library_is_identified_by_its_bytes_too(report: BuildReport) -> None:
+    for library in report.libraries:
+        signals = library.provenance.identified_by
+        assert library.provenance.library_id, library.path
+        # every vllm extension module exports PyInit_<its name>
+        assert {"path", "package", "python-module"} <= set(signals), library.path
+    libs = {lib.path.rsplit("/", 1)[-1]: lib for lib in report.libraries}
+    deep_gemm = libs["_C_extension.abi3.so"]
+    assert deep_gemm.provenance.identified_by == (
+        "path", "package", "folder", "python-module", "symbols", "dispatch")
+    assert deep_gemm.scan.dynamic is not None
+    assert {"deep_gemm", "deep_jit"} <= set(deep_gemm.scan.dynamic.namespaces)
+    assert report.package_version("vllm") == "0.33.0"
+
+
 @pytest.mark.skipif(find_cuobjdump() is None, reason="cuobjdump not installed")
 def test_same_archs_as_cuobjdump(wheel: Path, report: BuildReport, tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:

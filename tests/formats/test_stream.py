@@ -265,7 +265,8 @@ def test_truncated_files_never_raise_and_warn_inside_containers(name: str) -> No
         if inside:
             assert found.warnings, cut
         elif cut > max((end for _, end in spans), default=0):
-            assert found.warnings == (), cut
+            # Cut after the GPU code, only the dynamic symbols (at the file's end) may be lost.
+            assert all(w.startswith("dynamic symbols not read") for w in found.warnings), cut
 
 
 def _mutations(data: bytes, found: StreamFindings) -> list[tuple[int, int]]:

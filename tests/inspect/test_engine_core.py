@@ -15,23 +15,13 @@ from servewise.errors import SourceError
 from servewise.inspect.engine_core import build_evidence
 from servewise.inspect.gate import gate
 from servewise.inspect.scan import scan_build
-from servewise.knowledge.gpus import GpuCatalog, load_gpu_catalog
+from servewise.knowledge.gpus import GpuCatalog
 from support.binaries import build_elf
 from support.paths import CUDA
 from support.paths import GOOD_NIGHTLY as GOOD
 
 #: A host ELF object without GPU code (an x86-64 shared object with one data section).
 HOST_ONLY = build_elf([(".rodata", 1, b"just a helper\0")], machine=62, osabi=0, abi_version=0)
-
-
-@pytest.fixture(autouse=True)
-def _private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path / "cache"))
-
-
-@pytest.fixture(scope="module")
-def catalog() -> GpuCatalog:
-    return load_gpu_catalog()
 
 
 def run(*args: str) -> tuple[int, str, str]:

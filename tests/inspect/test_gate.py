@@ -10,7 +10,7 @@ import pytest
 from servewise.errors import UsageError
 from servewise.inspect.gate import VERDICTS, gate
 from servewise.inspect.scan import scan_build
-from servewise.knowledge.gpus import GpuCatalog, load_gpu_catalog
+from servewise.knowledge.gpus import GpuCatalog
 from support.binaries import container, entry
 from support.paths import BAD_NIGHTLY as BAD
 from support.paths import CUDA, cuda_expected
@@ -85,16 +85,32 @@ CASES = [
     ("saxpy_sm120f.cubin", "b200", "missing"),
     ("saxpy_sm90a.cubin", "gh200", "native"),
     ("saxpy_sm90a.cubin", "a100", "missing"),
+    # identity fixtures: libraries that name themselves (SONAME, PyInit_, namespaces)
+    ("libsw_id_nccl.so", "rtx-pro-6000", "native"),
+    ("libsw_id_nccl.so", "gb10", "native"),
+    ("libsw_id_nccl.so", "b300", "native"),
+    ("libsw_id_nccl.so", "thor", "missing"),
+    ("libsw_id_mscclpp.so", "h200", "native"),
+    ("libsw_id_mscclpp.so", "b300", "missing"),
+    ("libsw_id_mscclpp.so", "gb10", "missing"),
+    ("libsw_id_trtllm.so", "rtx-pro-6000", "native"),
+    ("libsw_id_trtllm.so", "a100", "missing"),
+    ("libsw_id_common_ops.so", "b200", "native"),
+    ("libsw_id_flashinfer.so", "rtx-pro-6000", "missing"),
+    ("libsw_id_flash_attn.so", "a10", "native"),
+    ("libsw_id_flash_attn.so", "b200", "ptx-jit"),
+    ("libsw_id_mscclpp_py.so", "h200", "no-gpu-code"),
+    ("libdispatch_deep_gemm_cpp.so", "rtx-pro-6000", "jit-dispatch"),
+    ("libdispatch_deep_gemm_cpp.so", "a100", "missing"),
 ]
+
+
+#: Fixtures identified, by their SONAME and exported namespace, as an engine's core library.
+ENGINE_CORES = {"libsw_id_trtllm.so"}
 
 
 def test_every_fixture_has_verdict_cases() -> None:
     assert {fixture for fixture, _gpu, _verdict in CASES} == set(cuda_expected())
-
-
-@pytest.fixture(scope="module")
-def catalog() -> GpuCatalog:
-    return load_gpu_catalog()
 
 
 @pytest.mark.parametrize(("fixture", "gpu", "verdict"), CASES)
@@ -103,15 +119,24 @@ def test_fixture_verdicts(fixture: str, gpu: str, verdict: str, catalog: GpuCata
     result = gate(report, catalog.find(gpu))
     assert [v.verdict for v in result.verdicts] == [verdict]
     assert result.verdicts[0].verdict in VERDICTS
+    if fixture in ENGINE_CORES:
+        # An engine core library is a build of its own: required, judged without --require.
+        assert result.basis == "engine core"
+        assert result.verdicts[0].required_by == ("engine core",)
+        assert result.passed == (verdict != "missing")
+        return
     # Nothing is required here, so no gap is an error ...
     assert result.verdicts[0].status != "error"
     # ... but a lone library is no engine build: without --require there is no verdict.
     assert not result.passed and result.basis is None
     assert result.no_verdict_reason and "no engine core" in result.no_verdict_reason
-    # Named with --require it is judged, and a gap fails.
+    # Named with --require it is judged (when it has GPU code), and a gap fails.
     named = gate(report, catalog.find(gpu), require=(fixture,))
-    assert named.basis == "required libraries"
-    assert named.passed == (verdict != "missing")
+    if verdict == "no-gpu-code":
+        assert named.basis is None and not named.passed
+    else:
+        assert named.basis == "required libraries"
+        assert named.passed == (verdict != "missing")
     # With --strict every gap counts, required or not.
     strict = gate(report, catalog.find(gpu), strict=True)
     assert (strict.verdicts[0].status == "error") == (verdict == "missing")

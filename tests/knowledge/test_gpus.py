@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +12,7 @@ from servewise.errors import UsageError
 from servewise.knowledge import DataFileError, load_gpu_catalog
 from servewise.knowledge._load import ENV_VAR, looks_like_source
 from servewise.knowledge.gpus import FIELDS, Gpu, compact_name, normalize_name
+from support.knowledge import raw_entries
 
 REQUIRED = (
     "id", "name", "compute_capability", "memory_vendor", "memory_type", "family",
@@ -22,16 +21,7 @@ REQUIRED = (
 
 
 def _raw() -> list[dict[str, Any]]:
-    text = resources.files("servewise.knowledge").joinpath("data", "gpus.toml").read_text("utf-8")
-    entries = tomllib.loads(text)["gpu"]
-    assert isinstance(entries, list)
-    return entries
-
-
-@pytest.fixture(autouse=True)
-def _no_user_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Keep the developer's own ~/.config/servewise out of these tests."""
-    monkeypatch.setenv(ENV_VAR, str(tmp_path / "empty"))
+    return raw_entries("gpus.toml", "gpu")
 
 
 @pytest.mark.parametrize("entry", _raw(), ids=lambda e: str(e.get("id")))

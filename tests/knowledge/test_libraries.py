@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-import tomllib
 import zipfile
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -16,27 +14,30 @@ from servewise.errors import UsageError
 from servewise.knowledge import DataFileError, load_library_table, load_model_table
 from servewise.knowledge._load import ENV_VAR, looks_like_source
 from servewise.knowledge.libraries import FIELDS as LIBRARY_FIELDS
-from servewise.knowledge.libraries import normalize_path, specificity
+from servewise.knowledge.libraries import (
+    SIGNALS,
+    LibraryFacts,
+    close_names,
+    name_key,
+    normalize_path,
+    specificity,
+)
 from servewise.knowledge.models import FIELDS as MODEL_FIELDS
+from support.knowledge import raw_entries
 
-VLLM_WHEEL = Path("/tmp/dl/vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl")
-
-
-def _raw(filename: str, table: str) -> list[dict[str, Any]]:
-    path = resources.files("servewise.knowledge").joinpath("data", filename)
-    entries = tomllib.loads(path.read_text("utf-8"))[table]
-    assert isinstance(entries, list)
-    return entries
-
-
-LIBRARIES = _raw("libraries.toml", "library")
-MODELS = _raw("models.toml", "model")
+#: The real wheel, where a developer or the benchmark (benchmarks/gate_speed.py) left it.
+VLLM_WHEEL = next(
+    (
+        path
+        for folder in (Path("/tmp/dl"), Path.home() / ".cache" / "servewise-bench")
+        if (path := folder / "vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl").exists()
+    ),
+    Path("/tmp/dl/vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl"),
+)
 
 
-@pytest.fixture(autouse=True)
-def _no_user_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Keep the developer's own ~/.config/servewise out of these tests."""
-    monkeypatch.setenv(ENV_VAR, str(tmp_path / "empty"))
+LIBRARIES = raw_entries("libraries.toml", "library")
+MODELS = raw_entries("models.toml", "model")
 
 
 def _sources(entry: dict[str, Any]) -> list[str]:
@@ -170,6 +171,21 @@ MATCHES = [
     ("nvidia/cuda_nvrtc/lib/libnvrtc.so.12", "nvrtc"),
     ("nvidia/cufft/lib/libcufft.so.11", "nvidia-cuda-libs"),
     ("flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so", "flash_attn"),
+    # layouts added with library identity
+    ("deep_gemm/deep_gemm_cpp.cpython-312-x86_64-linux-gnu.so", "deep_gemm"),
+    ("deep_gemm_cpp.cpython-311-x86_64-linux-gnu.so", "deep_gemm"),
+    ("deep_gemm/_C.so", "deep_gemm"),
+    ("tensorrt_llm/libs/libtensorrt_llm.so", "tensorrt_llm"),
+    ("tensorrt_llm/libs/libth_common.so", "tensorrt_llm_torch_ops"),
+    ("tensorrt_llm/libs/libnvinfer_plugin_tensorrt_llm.so", "tensorrt_llm_plugins"),
+    ("tensorrt_llm/bindings.cpython-312-x86_64-linux-gnu.so", "tensorrt_llm_bindings"),
+    ("tensorrt_llm/libs/libdecoder_attention_0.so", "tensorrt_llm_other"),
+    ("tensorrt_libs/libnvinfer.so.10", "tensorrt"),
+    ("mscclpp/lib/libmscclpp.so", "mscclpp"),
+    ("mscclpp/_mscclpp.cpython-312-x86_64-linux-gnu.so", "mscclpp"),
+    ("libmscclpp_nccl.so", "mscclpp"),
+    ("usr/lib/x86_64-linux-gnu/libnccl.so.2", "nccl"),
+    ("onnxruntime/capi/libonnxruntime_providers_cuda.so", "onnxruntime-cuda"),
 ]
 
 
@@ -385,3 +401,141 @@ requires = ["deep_gemm", "flashmla"]
         load_model_table()
     assert info.value.fields["field"] == "requires"
     assert info.value.fields["found"] == "no-such-lib"
+
+
+# --------------------------------------------------------------------------- identity
+
+IDENTITIES = [
+    # (facts, expected id, expected signals)
+    (LibraryFacts("deep_gemm/deep_gemm_cpp.cpython-312-x86_64-linux-gnu.so", "deep-gemm",
+                  python_modules=("deep_gemm_cpp",), namespaces=("deep_gemm", "std")),
+     "deep_gemm", ("path", "package", "folder", "python-module", "symbols")),
+    # a layout no path pattern knows: the distribution and the package folder agree
+    (LibraryFacts("deep_gemm/_C.so", "sgl-deep-gemm"), "deep_gemm",
+     ("path", "package", "folder")),
+    (LibraryFacts("deep_gemm/jit/new_layout_2027.so", "sgl-deep-gemm"), "deep_gemm",
+     ("package", "folder")),
+    # content alone: a renamed or system-wide copy
+    (LibraryFacts("usr/lib/x86_64-linux-gnu/libnccl.so.2", soname="libnccl.so.2",
+                  versions=("NCCL version 2.27.3+cuda13.0",)),
+     "nccl", ("path", "soname", "version-string")),
+    (LibraryFacts("opt/comm/libcomm.so", namespaces=("mscclpp", "std")), "mscclpp",
+     ("symbols",)),
+    (LibraryFacts("opt/x/libkernels.so", dispatch_names=("sm90_fp8_gemm_1d2d", "arch_major == 9")),
+     "deep_gemm", ("dispatch",)),
+    (LibraryFacts("tensorrt_llm/libs/libtensorrt_llm.so", "tensorrt-llm",
+                  soname="libtensorrt_llm.so", namespaces=("tensorrt_llm",)),
+     "tensorrt_llm", ("path", "package", "soname", "symbols")),
+    # an extension module embedding another library's namespace stays itself
+    (LibraryFacts("sgl_kernel/sm100/common_ops.abi3.so", "sglang-kernel",
+                  python_modules=("common_ops",), namespaces=("mscclpp", "sgl_kernel")),
+     "sgl_kernel", ("path", "package", "folder", "python-module")),
+    # a catch-all pattern loses to a specific one, and to content
+    (LibraryFacts("torchao/_C_cutlass_90a.abi3.so", "torchao"), "torchao-cutlass-90a",
+     ("path", "package")),
+    (LibraryFacts("flashinfer/vendored.so", namespaces=("deep_gemm",),
+                  dispatch_names=("sm100_fp8_fp4_gemm_1d1d",)),
+     "deep_gemm", ("symbols", "dispatch")),
+    (LibraryFacts("vllm/_C.abi3.so", "vllm", python_modules=("_C",), namespaces=("vllm",)),
+     "vllm-core", ("path", "package", "python-module")),
+    (LibraryFacts("lib/python3.11/site-packages/triton/_C/libtriton.so", "triton",
+                  soname="libtriton.so", python_modules=("libtriton",)),
+     "triton", ("path", "package", "folder", "python-module", "soname")),
+]
+
+
+@pytest.mark.parametrize(
+    ("facts", "ident", "signals"), IDENTITIES, ids=lambda x: getattr(x, "path", "")
+)
+def test_identify(facts: LibraryFacts, ident: str, signals: tuple[str, ...]) -> None:
+    found = load_library_table().identify(facts)
+    assert found is not None
+    assert (found.library.id, found.signals) == (ident, signals)
+
+
+def test_identify_gives_the_embedded_version() -> None:
+    found = load_library_table().identify(
+        LibraryFacts("x/libnccl.so.2", versions=("libpng version 1.6.39",
+                                                 "NCCL version 2.21.5+cuda12.4")))
+    assert found is not None and found.version == "2.21.5+cuda12.4"
+
+
+@pytest.mark.parametrize(
+    "facts",
+    [
+        LibraryFacts("vllm/brand_new_op.abi3.so", "vllm"),  # the distribution alone
+        LibraryFacts("mypkg/deep_gemm_like.so"),
+        LibraryFacts("opt/lib/libfoo.so", soname="libfoo.so.1", namespaces=("std", "foo")),
+    ],
+    ids=lambda f: f.path,
+)
+def test_weak_evidence_names_nothing(facts: LibraryFacts) -> None:
+    assert load_library_table().identify(facts) is None
+
+
+def test_signals_are_reported_in_a_fixed_order() -> None:
+    for facts, _, _ in IDENTITIES:
+        found = load_library_table().identify(facts)
+        assert found is not None
+        assert list(found.signals) == sorted(found.signals, key=SIGNALS.index)
+
+
+@pytest.mark.parametrize(
+    ("name", "ident"),
+    [("deep_gemm", "deep_gemm"), ("DeepGEMM", "deep_gemm"), ("deepgemm", "deep_gemm"),
+     ("deep-gemm", "deep_gemm"), ("msccl++", "mscclpp"), ("MSCCLPP", "mscclpp"),
+     ("sgl-kernel", "sgl_kernel"), ("trtllm", "tensorrt_llm"), ("FA3", "flash_attn_3"),
+     ("FlashInfer", "flashinfer"), ("libnccl", "nccl")],
+)
+def test_resolve_names_and_aliases(name: str, ident: str) -> None:
+    found = load_library_table().resolve(name)
+    assert found is not None and found.id == ident
+
+
+def test_closest_names() -> None:
+    table = load_library_table()
+    assert table.resolve("deepgem") is None
+    assert "deepgemm" in table.closest("deepgem")
+    assert table.closest("mscllpp")[0] in ("mscclpp", "libmscclpp")
+    assert close_names("flash_attn_3", ["flash_attn_2", "nccl", "torch"]) == ("flash_attn_2",)
+    assert close_names("zzzz", ["flash_attn_2", "nccl"]) == ()
+
+
+def test_aliases_are_unique_and_never_another_id() -> None:
+    seen: dict[str, str] = {}
+    for entry in LIBRARIES:
+        for name in [entry["id"], entry["name"], *entry.get("aliases", [])]:
+            key = name_key(name)
+            assert seen.setdefault(key, entry["id"]) == entry["id"], name
+
+
+def test_identity_fields_are_validated(tmp_path: Path) -> None:
+    base = (
+        '[[library]]\nid = "x"\nname = "X"\npackages = ["x"]\nrole = "r"\nused_for = ["u"]\n'
+        'intended_archs = []\ncoverage_note = "c"\nfallback = "f"\n'
+    )
+    (tmp_path / "libraries.toml").write_text(base, encoding="utf-8")
+    with pytest.raises(DataFileError, match="identity signal"):
+        load_library_table(tmp_path)
+    (tmp_path / "libraries.toml").write_text(base + 'modules = ["not a module"]\n', "utf-8")
+    with pytest.raises(DataFileError) as info:
+        load_library_table(tmp_path)
+    assert info.value.fields["field"] == "modules"
+    (tmp_path / "libraries.toml").write_text(base + "sonames = ['^(libx$']\n", "utf-8")
+    with pytest.raises(DataFileError, match="bad regular expression"):
+        load_library_table(tmp_path)
+    # content signals alone make a usable entry: a system library known by its SONAME
+    (tmp_path / "libraries.toml").write_text(base + "sonames = ['^libx\\.so\\.\\d+$']\n", "utf-8")
+    table = load_library_table(tmp_path)
+    found = table.identify(LibraryFacts("usr/lib/libx.so.3", soname="libx.so.3"))
+    assert found is not None and found.library.id == "x" and found.signals == ("soname",)
+
+
+def test_every_shipped_regex_signal_compiles_and_is_anchored() -> None:
+    for entry in LIBRARIES:
+        for field in ("python_modules", "sonames", "symbols", "versions", "dispatch"):
+            for pattern in entry.get(field, []):
+                assert pattern.startswith("^") and pattern.endswith("$"), (entry["id"], pattern)
+                re.compile(pattern)
+        for pattern in entry.get("versions", []):
+            assert "(?P<version>" in pattern, entry["id"]

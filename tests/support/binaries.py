@@ -175,3 +175,104 @@ def container(*entries: bytes, fat_size: int | None = None, version: int = 1) ->
     body = b"".join(entries)
     size = len(body) if fat_size is None else fat_size
     return struct.pack("<IHHQ", fatbin.CONTAINER_MAGIC, version, 16, size) + body
+
+
+def build_dynamic_elf(
+    symbols: list[tuple[str, bool]],
+    *,
+    soname: str | None = None,
+    needed: tuple[str, ...] = (),
+    bits: int = 64,
+    little: bool = True,
+    section_table: bool = True,
+    hash_table: bool = True,
+    tail: bytes = b"",
+    code: bytes = b"",
+    first_executable: bool = False,
+) -> bytes:
+    """A shared object with a dynamic section, the way linkers lay one out.
+
+    ``symbols`` are (name, defined): defined ones are exported global functions,
+    the others undefined imports. The first loadable segment holds the ELF header,
+    the program headers, ``.hash`` (``DT_HASH``, when ``hash_table``), ``.dynsym``
+    and ``.dynstr``; ``tail`` bytes follow (read-only data, a fatbin …), then
+    ``code`` in an executable segment of its own (as ``ld -z separate-code`` and lld
+    lay out ``.text``), then the dynamic section in a writable segment, then the
+    section table (when ``section_table``). ``first_executable`` makes the first
+    segment executable, as ``ld -z noseparate-code`` does. Virtual addresses are
+    file offsets plus 0x1000 past the first segment, like ``ld``'s.
+    """
+    end = "<" if little else ">"
+    wide = bits == 64
+    ehsize, phentsize, shentsize = (64, 56, 64) if wide else (52, 32, 40)
+    symsize = 24 if wide else 16
+    dynstr = b"\0"
+    offsets: dict[str, int] = {}
+    for name in [*(n for n, _ in symbols), *needed, *([soname] if soname else [])]:
+        if name not in offsets:
+            offsets[name] = len(dynstr)
+            dynstr += name.encode() + b"\0"
+    nsyms = len(symbols) + 1
+    phnum = 4 if code else 3
+    hash_at = ehsize + phnum * phentsize
+    hash_bytes = struct.pack(end + "II", 1, nsyms) + struct.pack(end + "I", 0) * (1 + nsyms)
+    if not hash_table:
+        hash_bytes = b""
+    dynsym_at = hash_at + len(hash_bytes)
+    dynsym_at += -dynsym_at % 8
+    dynstr_at = dynsym_at + nsyms * symsize
+    tail_at = dynstr_at + len(dynstr)
+    code_at = tail_at + len(tail)
+    dyn_at = code_at + len(code)
+    dyn_at += -dyn_at % 8
+    entries: list[tuple[int, int]] = [(1, offsets[n]) for n in needed]
+    if soname:
+        entries.append((14, offsets[soname]))
+    if hash_table:
+        entries.append((4, hash_at))
+    entries += [(5, dynstr_at), (6, dynsym_at), (10, len(dynstr)), (11, symsize), (0, 0)]
+    dyn_fmt = end + ("qQ" if wide else "iI")
+    dynamic = b"".join(struct.pack(dyn_fmt, tag, value) for tag, value in entries)
+    shoff = dyn_at + len(dynamic)
+    syms = b"\0" * symsize
+    for name, defined in symbols:
+        info = (1 << 4) | 2  # STB_GLOBAL, STT_FUNC
+        shndx = 7 if defined else 0
+        if wide:
+            syms += struct.pack(end + "IBBHQQ", offsets[name], info, 0, shndx, 0x1000, 16)
+        else:
+            syms += struct.pack(end + "IIIBBH", offsets[name], 0x1000, 16, info, 0, shndx)
+    # Sections: null, .dynsym, .dynstr, .dynamic (enough for a reader sizing .dynsym).
+    shdr = end + ("IIQQQQIIQQ" if wide else "IIIIIIIIII")
+    sections = [
+        struct.pack(shdr, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+        struct.pack(shdr, 0, 11, 2, dynsym_at, dynsym_at, len(syms), 2, 1, 8, symsize),
+        struct.pack(shdr, 0, 3, 2, dynstr_at, dynstr_at, len(dynstr), 0, 0, 1, 0),
+        struct.pack(shdr, 0, 6, 3, dyn_at + 0x1000, dyn_at, len(dynamic), 2, 0, 8, 16),
+    ]
+    table = b"".join(sections) if section_table else b""
+    ident = b"\x7fELF" + bytes([2 if wide else 1, 1 if little else 2, 1, 0, 0]) + b"\0" * 7
+    header = ident + struct.pack(
+        end + ("HHIQQQIHHHHHH" if wide else "HHIIIIIHHHHHH"),
+        3, 62 if wide else 3, 1, 0, ehsize, shoff if section_table else 0, 0, ehsize,
+        phentsize, phnum, shentsize, len(sections) if section_table else 0, 0,
+    )
+    phdr = end + ("IIQQQQQQ" if wide else "IIIIIIII")
+
+    def program(p_type: int, flags: int, offset: int, vaddr: int, size: int) -> bytes:
+        if wide:
+            return struct.pack(phdr, p_type, flags, offset, vaddr, vaddr, size, size, 0x1000)
+        return struct.pack(phdr, p_type, offset, vaddr, vaddr, size, size, flags, 0x1000)
+
+    programs = (
+        # PT_LOAD R (R+X with first_executable): headers, hash, dynsym, dynstr, tail
+        program(1, 5 if first_executable else 4, 0, 0, code_at)
+        + (program(1, 5, code_at, code_at + 0x1000, len(code)) if code else b"")  # R+X
+        + program(1, 6, dyn_at, dyn_at + 0x1000, len(dynamic))  # PT_LOAD RW
+        + program(2, 6, dyn_at, dyn_at + 0x1000, len(dynamic))  # PT_DYNAMIC
+    )
+    body = header + programs
+    body += b"\0" * (hash_at - len(body)) + hash_bytes
+    body += b"\0" * (dynsym_at - len(body)) + syms + dynstr + tail + code
+    body += b"\0" * (dyn_at - len(body)) + dynamic
+    return body + table

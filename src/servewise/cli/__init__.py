@@ -10,9 +10,11 @@ failed, 2 bad usage or unreadable input.
 from __future__ import annotations
 
 from servewise.cli import bench, build
+from servewise.cli import diff as diff_command
+from servewise.cli import version as version_command
 from servewise.cli._common import app
 
-__all__ = ["app", "bench", "build", "main"]
+__all__ = ["app", "bench", "build", "diff_command", "main", "version_command"]
 
 
 def main() -> None:

@@ -185,11 +185,12 @@ def _read_shdr(reader: Reader, header: ElfHeader, index: int) -> tuple[int, ...]
     return struct.unpack(header.endian + _SHDR[cls], data)
 
 
-def parse_elf_header(reader: Reader) -> ElfHeader:
-    """The ELF header of ``reader``; :class:`FormatError` when it is not a well-formed ELF header.
+def decode_elf_header(reader: Reader) -> ElfHeader:
+    """The ELF header fields as stored, without reading anything past the header.
 
-    With extended numbering the real section count (section 0's ``sh_size``) and
-    string-table index (section 0's ``sh_link``) are read from section 0.
+    Unlike :func:`parse_elf_header`, extended section numbering is not resolved
+    (``shnum``/``shstrndx`` may be 0/``SHN_XINDEX``), so the first bytes of a
+    stream are enough. :class:`FormatError` when it is not a well-formed ELF header.
     """
     ident = read_exact(reader, 0, _IDENT_SIZE, "ELF identification")
     if ident[:4] != ELF_MAGIC:
@@ -207,6 +208,16 @@ def parse_elf_header(reader: Reader) -> ElfHeader:
     data = read_exact(reader, 0, _EHDR_SIZE[ident[4]], "ELF header")
     header = _decode_header(data)
     _check_header(header)
+    return header
+
+
+def parse_elf_header(reader: Reader) -> ElfHeader:
+    """The ELF header of ``reader``; :class:`FormatError` when it is not a well-formed ELF header.
+
+    With extended numbering the real section count (section 0's ``sh_size``) and
+    string-table index (section 0's ``sh_link``) are read from section 0.
+    """
+    header = decode_elf_header(reader)
     shnum, shstrndx = header.shnum, header.shstrndx
     if header.shoff and (shnum == 0 or shstrndx == SHN_XINDEX):
         zero = _read_shdr(reader, header, 0)

@@ -13,8 +13,9 @@ What they support shows in their symbols and read-only strings:
 
 :class:`EvidenceCollector` is fed the host bytes of a library in chunks (never
 the payloads of its fatbins) and keeps the distinct names found per arch, plus
-git hashes found beside the word ``git`` or pinned as ``repo@hash``. It is pure:
-bytes in, data out.
+git hashes found beside the word ``git`` or pinned as ``repo@hash``, and
+version strings such as ``NCCL version 2.27.3+cuda13.0``. It is pure: bytes in,
+data out.
 """
 
 from __future__ import annotations
@@ -34,6 +35,15 @@ _GENCODE_RE = re.compile(rb"arch=compute_(\d{2,3})([af]?)")
 _GIT_RE = re.compile(rb"git[-_ :=]{0,3}(?:hash|sha|rev|commit)?[-_ :=]{0,3}([0-9a-f]{7,40})\b")
 #: A pinned source: ``vllm-project/DeepGEMM@e21c821f``.
 _PIN_RE = re.compile(rb"@([0-9a-f]{7,40})\b")
+#: ``NAME version X.Y[.Z][suffix]``: the literal `` version `` is searched, the name read back.
+_VERSION_RE = re.compile(
+    rb" version v?(\d{1,4}(?:\.\d{1,6}){1,3}(?:[-+.~_]?[0-9A-Za-z][0-9A-Za-z.+~_-]{0,40})?)"
+)
+_VERSION_NAME_RE = re.compile(rb"[A-Za-z][A-Za-z0-9_+-]{0,39}\Z")
+#: Bytes read back before `` version `` for the name (the carry keeps at least this many).
+_LOOKBACK = 40
+#: Distinct version strings kept per library.
+MAX_VERSIONS = 32
 _HEADER_RE = re.compile(r"(?:^|/)impls/sm(\d{2,3})([af]?)_[A-Za-z0-9_]+\.cuh$")
 
 #: Bytes that may stand before an arch prefix: anything but a letter or underscore
@@ -53,6 +63,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[bytes], bytes | None], ...] = (
     ("gencode", _GENCODE_RE, b"arch=compute_"),
     ("git", _GIT_RE, b"git"),
     ("pin", _PIN_RE, b"@"),
+    ("version", _VERSION_RE, b" version "),
 )
 
 
@@ -64,6 +75,8 @@ class Evidence:
     """Arch in NVIDIA spelling (``sm_120``) → sorted distinct names that point at it."""
     git_hashes: tuple[str, ...]
     """Hex strings next to the word ``git`` or after ``repo@`` (build provenance)."""
+    versions: tuple[str, ...] = ()
+    """Embedded ``NAME version X.Y.Z`` strings, sorted and distinct."""
 
     def counts(self) -> dict[str, int]:
         """Number of distinct names per arch."""
@@ -101,11 +114,12 @@ class EvidenceCollector:
     def __init__(self) -> None:
         self._names: dict[str, set[str]] = {}
         self._git: set[str] = set()
+        self._versions: set[str] = set()
         self._carry = b""
-        # Per pattern: where its search resumes in ``self._carry``. The carry keeps one
-        # already-scanned byte in front (the byte before a name decides whether it counts),
-        # and a search never restarts inside a match already taken, so chunking cannot
-        # change what is found.
+        # Per pattern: where its search resumes in ``self._carry``. The carry keeps
+        # already-scanned bytes in front (the byte before a name decides whether it counts;
+        # a version string's name is read back up to _LOOKBACK bytes), and a search never
+        # restarts inside a match already taken, so chunking cannot change what is found.
         self._resume = [0] * len(_PATTERNS)
 
     def feed(self, chunk: bytes) -> None:
@@ -118,7 +132,7 @@ class EvidenceCollector:
             return
         limit = len(data) - _OVERLAP
         self._scan(data, limit)
-        keep = limit - 1
+        keep = max(limit - 1 - _LOOKBACK, 0)
         self._carry = data[keep:]
         self._resume = [position - keep for position in self._resume]
 
@@ -135,6 +149,7 @@ class EvidenceCollector:
         return Evidence(
             names={arch: tuple(sorted(names)) for arch, names in sorted(self._names.items())},
             git_hashes=tuple(sorted(self._git)),
+            versions=tuple(sorted(self._versions)),
         )
 
     def _add(self, arch: str | None, name: bytes) -> None:
@@ -163,8 +178,23 @@ class EvidenceCollector:
             self._add(_arch_name(match.group(1) + b"0", b""), match.group(0))
         elif kind == "gencode":
             self._add(_arch_name(match.group(1), match.group(2)), match.group(0))
+        elif kind == "version":
+            self._take_version(match, data)
         elif (kind == "git" and before not in _LETTERS) or (
             kind == "pin" and before in _NAME_BYTES
         ):
             # "git" must start a word (not "digit"); "@" must follow a name ("repo@hash").
             self._git.add(match.group(1).decode())
+
+    def _take_version(self, match: re.Match[bytes], data: bytes) -> None:
+        """Record ``NAME version X`` when a whole name stands before `` version ``."""
+        start = match.start()
+        window = data[max(start - _LOOKBACK - 1, 0) : start]
+        name = _VERSION_NAME_RE.search(window)
+        if name is None or len(self._versions) >= MAX_VERSIONS:
+            return
+        # A name longer than the window shows as a byte of a name just before it.
+        if name.start() > 0 and window[name.start() - 1] in _NAME_BYTES:
+            return
+        text = name.group(0) + match.group(0)
+        self._versions.add(text.decode("ascii", "replace"))

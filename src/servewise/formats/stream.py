@@ -7,7 +7,11 @@ It finds every fatbin container by its magic and validates it (the container
 header, then each entry header in turn until the container's declared end), skips
 entry payloads without holding them, buffers a raw cubin (ELF machine 190) only
 as far as its own size (at most ``cubin_limit`` bytes), and hands all remaining
-host bytes to an :class:`~servewise.formats.evidence.EvidenceCollector`.
+host bytes to an :class:`~servewise.formats.evidence.EvidenceCollector` — except
+segments that hold only machine code, which the program headers at the start of
+the file point out (no string lives there). Every byte also goes to a
+:class:`~servewise.formats.dynamic.DynamicCollector`, which reads the library's
+SONAME, needs and exported symbols on the way.
 
 Memory stays bounded: at most one chunk, one entry header, or one cubin is held.
 """
@@ -21,6 +25,7 @@ from servewise.errors import FormatError
 from servewise.formats import cubin as cubin_format
 from servewise.formats import fatbin
 from servewise.formats._reader import BytesReader
+from servewise.formats.dynamic import DynamicCollector, DynamicInfo
 from servewise.formats.elf import parse_elf_header
 from servewise.formats.evidence import Evidence, EvidenceCollector
 
@@ -61,6 +66,8 @@ class StreamFindings:
     """JIT-dispatch evidence from the host bytes."""
     warnings: tuple[str, ...] = field(default=())
     """Problems that did not stop the scan (each names the offset)."""
+    dynamic: DynamicInfo | None = None
+    """SONAME, needs and exported symbols, when the file is a dynamic ELF object."""
 
 
 class _Mode(Enum):
@@ -86,8 +93,10 @@ class StreamScanner:
         self._cubins: list[FoundCubin] = []
         self._warnings: list[str] = []
         self._evidence = EvidenceCollector()
+        self._dynamic = DynamicCollector()
         self._host_machine: int | None = None
         self._finished = False
+        self._dynamic_info: DynamicInfo | None = None
         # Per magic: absolute offset of the next known occurrence, and how far none exists.
         self._next_magic = [-1] * len(_MAGICS)
         self._clear_until = [0] * len(_MAGICS)
@@ -97,6 +106,7 @@ class StreamScanner:
     def feed(self, chunk: bytes | bytearray | memoryview) -> None:
         """Scan the next chunk of the file."""
         view = memoryview(chunk).cast("B")
+        self._dynamic.feed(view)
         if self._mode is _Mode.SKIP and not self._buf:
             taken = min(self._skip, len(view))
             self._skip -= taken
@@ -114,6 +124,9 @@ class StreamScanner:
             self._finished = True
             self._process(final=True)
             self._close_open_work()
+            self._dynamic_info = self._dynamic.result()
+            if self._dynamic.problem:
+                self._warnings.append(f"dynamic symbols not read: {self._dynamic.problem}")
         return StreamFindings(
             size=self._pos + len(self._buf),
             host_machine=self._host_machine,
@@ -121,6 +134,7 @@ class StreamScanner:
             cubins=tuple(self._cubins),
             evidence=self._evidence.result(),
             warnings=tuple(self._warnings),
+            dynamic=self._dynamic_info,
         )
 
     # -- state machine -------------------------------------------------------
@@ -149,16 +163,34 @@ class StreamScanner:
             keep = 0 if final else min(_HOLD, len(buf))
             upto = len(buf) - keep
             if upto > 0:
-                self._evidence.feed(bytes(buf[:upto]))
+                self._host_evidence(upto)
                 self._consume(upto)
             return False
         start = min(hits)
         if start:
-            self._evidence.feed(bytes(buf[:start]))
+            self._host_evidence(start)
             self._consume(start)
         if buf.startswith(fatbin.CONTAINER_MAGIC_BYTES):
             return self._open_container(final)
         return self._open_elf(final)
+
+    def _host_evidence(self, count: int) -> None:
+        """Give the next ``count`` buffered host bytes to the evidence collector.
+
+        Bytes in a segment that holds only machine code (known from the program headers)
+        are left out: strings, names and hashes never lie there, and code is a large part of
+        a library's host bytes.
+        """
+        start, end = self._pos, self._pos + count
+        for low, high in self._dynamic.code_ranges:
+            if high <= start or low >= end:
+                continue
+            if low > start:
+                self._evidence.feed(bytes(self._buf[: low - self._pos]))
+            self._evidence.cut()
+            start = min(high, end)
+        if start < end:
+            self._evidence.feed(bytes(self._buf[start - self._pos : count]))
 
     def _find(self, which: int) -> int:
         """Position of magic ``which`` in the buffer, or -1; remembers what earlier searches saw."""
@@ -177,7 +209,7 @@ class StreamScanner:
 
     def _not_here(self, count: int) -> bool:
         """The magic at the buffer start was not what it looked like: treat it as host bytes."""
-        self._evidence.feed(bytes(self._buf[:count]))
+        self._host_evidence(count)
         self._consume(count)
         return True
 

@@ -26,7 +26,7 @@ library, a virtual environment without an engine).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from servewise.archs import ComputeCapability, arch_of_name, ptx_runs_on, sass_runs_on
@@ -36,6 +36,7 @@ from servewise.inspect.report import BuildReport, LibraryReport
 from servewise.knowledge.gpus import Gpu
 from servewise.knowledge.libraries import KnownLibrary, LibraryTable, load_library_table
 from servewise.knowledge.models import ModelTable, load_model_table
+from servewise.knowledge.patterns import close_names
 
 VERDICTS = ("native", "ptx-jit", "jit-dispatch", "missing", "no-gpu-code")
 
@@ -96,6 +97,8 @@ class GateResult:
     """What the scan saw, and the build's engine core libraries."""
     named: bool = False
     """Whether ``--require`` or ``--model`` named libraries that must support the GPU."""
+    closest: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per absent required name: the build's libraries that look closest (``path (id)``)."""
 
     @property
     def basis(self) -> str | None:
@@ -148,7 +151,11 @@ class GateResult:
             "no_verdict_reason": self.no_verdict_reason,
             **self.evidence.to_dict(),
             "libraries": [v.to_dict() for v in self.verdicts],
-            "absent_required": [{"library_id": i, "required_by": why} for i, why in self.absent],
+            "absent_required": [
+                {"library_id": i, "required_by": why,
+                 "closest_in_build": list(self.closest.get(i, ()))}
+                for i, why in self.absent
+            ],
         }
 
 
@@ -227,11 +234,72 @@ def _status(verdict: str, required: bool, strict: bool) -> str:
     return "error" if required or strict else "info"
 
 
-def _matches_require(name: str, library: LibraryReport) -> bool:
+def _matches_require(name: str, known: KnownLibrary | None, library: LibraryReport) -> bool:
+    """Whether ``--require name`` (resolved to ``known`` when it names a known library) is it."""
+    if known is not None and library.provenance.library_id == known.id:
+        return True
     if library.provenance.library_id == name:
         return True
     base = library.path.rsplit("/", 1)[-1]
     return name in (library.path, base) or base.startswith(name + ".")
+
+
+def _labels(library: LibraryReport) -> list[str]:
+    """What a user might call a library of the build: its id, name, file stem and folder."""
+    base = library.path.rsplit("/", 1)[-1]
+    parts = library.path.split("/")
+    labels = [base.split(".", 1)[0], *(p for p in parts[-3:-1] if p)]
+    if library.provenance.library_id:
+        labels.append(library.provenance.library_id)
+    if library.provenance.library_name:
+        labels.append(library.provenance.library_name)
+    return labels
+
+
+def closest_in_build(
+    name: str, report: BuildReport, known: KnownLibrary | None = None
+) -> tuple[str, ...]:
+    """The build's libraries that look most like ``name`` (or the known library it names).
+
+    Compared by edit distance against each library's id, display name, file stem
+    and folder names; each result reads ``path (library id)``.
+    """
+    wanted = [name, *((known.id, known.name, *known.aliases) if known else ())]
+    by_label: dict[str, list[LibraryReport]] = {}
+    for library in report.libraries:
+        for label in _labels(library):
+            by_label.setdefault(label, []).append(library)
+    found: list[str] = []
+    for want in wanted:
+        for label in close_names(want, by_label):
+            for library in by_label[label]:
+                ident = library.provenance.library_id
+                found.append(f"{library.path} ({ident})" if ident else library.path)
+    return tuple(dict.fromkeys(found))[:5]
+
+
+def _unknown_name(name: str, report: BuildReport, table: LibraryTable) -> UsageError:
+    known = [table.resolve(n) for n in table.closest(name)]
+    ids = tuple(dict.fromkeys(k.id for k in known if k is not None))
+    near = closest_in_build(name, report)
+    hints = []
+    if ids:
+        hints.append("known libraries with a similar name: " + ", ".join(ids))
+    else:
+        hints.append("known ids: " + ", ".join(table.ids()))
+    if near:
+        hints.append("closest in this build: " + "; ".join(near))
+    hints.append("`servewise inspect` lists the build's libraries; a file name works too")
+    message = f"--require {name}: no library of that name in the build, and no known library"
+    if ids:
+        message += f"; did you mean {ids[0]}?"
+    return UsageError(
+        message,
+        hint="; ".join(hints),
+        found=name,
+        close_matches=list(ids),
+        closest_in_build=list(near),
+    )
 
 
 def gate(
@@ -246,9 +314,12 @@ def gate(
 ) -> GateResult:
     """Judge every library of ``report`` for ``gpu``.
 
-    ``require`` names libraries by known id (``deep_gemm``), file name or path;
-    ``model`` adds the libraries that model family needs. Unknown names raise
-    :class:`~servewise.errors.UsageError`.
+    ``require`` names libraries by known id (``deep_gemm``), alias (``deepgemm``),
+    file name or path; ``model`` adds the libraries that model family needs. A
+    name that is neither in the build nor known raises
+    :class:`~servewise.errors.UsageError` naming the closest known libraries and
+    the closest libraries of the build; a known library that is absent gets the
+    build's closest libraries in :attr:`GateResult.closest`.
     """
     table = libraries or load_library_table()
     wanted: dict[str, list[str]] = {}
@@ -258,6 +329,7 @@ def gate(
         family = (models or load_model_table()).require(model)
         for library_id in family.requires:
             wanted.setdefault(library_id, []).append(f"model {family.id}")
+    resolved = {name: table.resolve(name) for name in wanted}
     verdicts: list[LibraryVerdict] = []
     satisfied: set[str] = set()
     for library in report.libraries:
@@ -266,7 +338,7 @@ def gate(
         if known is not None and known.core:
             reasons.append("engine core")
         for name, why in wanted.items():
-            if _matches_require(name, library):
+            if _matches_require(name, resolved[name], library):
                 reasons.extend(why)
                 satisfied.add(name)
         required_by = tuple(dict.fromkeys(reasons))
@@ -282,15 +354,12 @@ def gate(
                 reason=_reason(verdict, matching, library, gpu, known, required_by),
             )
         )
-    for name in sorted(n for n in wanted.keys() - satisfied if not table.has(n)):
-        raise UsageError(
-            f"--require {name}: no library of that name in the build, and no known library id",
-            hint="known ids: " + ", ".join(table.ids()) + "; or give a file name from "
-            "`servewise inspect`",
-            found=name,
-        )
+    for name in sorted(n for n in wanted.keys() - satisfied if resolved[n] is None):
+        raise _unknown_name(name, report, table)
     absent = tuple(
         (name, ", ".join(why)) for name, why in wanted.items() if name not in satisfied
     )
+    closest = {name: closest_in_build(name, report, resolved[name]) for name, _ in absent}
     return GateResult(report.ref, gpu, strict, tuple(verdicts), absent,
-                      evidence=build_evidence(report, table), named=bool(wanted))
+                      evidence=build_evidence(report, table), named=bool(wanted),
+                      closest=closest)

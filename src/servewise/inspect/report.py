@@ -8,11 +8,13 @@ names use NVIDIA's spelling: ``sm_90a`` for SASS, ``compute_80`` for PTX,
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
 
 from servewise.archs import arch_of_name
+from servewise.formats.dynamic import DynamicInfo
 
 
 def sort_archs(names: set[str] | list[str] | tuple[str, ...]) -> tuple[str, ...]:
@@ -60,6 +62,10 @@ class LibraryScan:
     """ELF ``e_machine`` of the file (62 x86-64, 183 aarch64, 190 a cubin), ``None`` if not ELF."""
     warnings: tuple[str, ...] = field(default=())
     """Problems that did not stop the scan."""
+    versions: tuple[str, ...] = field(default=())
+    """Embedded ``NAME version X.Y.Z`` strings."""
+    dynamic: DynamicInfo | None = None
+    """SONAME, needs and exported symbols of a dynamic ELF object."""
 
     @property
     def sass(self) -> tuple[str, ...]:
@@ -75,6 +81,7 @@ class LibraryScan:
         """JSON-ready form."""
         data = asdict(self)
         data["dispatch"] = {arch: list(names) for arch, names in self.dispatch.items()}
+        data["dynamic"] = self.dynamic.to_dict() if self.dynamic else None
         return data
 
     @classmethod
@@ -87,6 +94,8 @@ class LibraryScan:
             git_hashes=tuple(data["git_hashes"]),
             host_machine=data["host_machine"],
             warnings=tuple(data["warnings"]),
+            versions=tuple(data["versions"]),
+            dynamic=DynamicInfo.from_dict(data["dynamic"]) if data["dynamic"] else None,
         )
 
 
@@ -106,6 +115,10 @@ class Provenance:
     """``__version__`` of the Python package beside the library, when it has one."""
     git_hashes: tuple[str, ...] = ()
     """Commit ids from the package's version files, then git hashes in the binary's strings."""
+    identified_by: tuple[str, ...] = ()
+    """The identity signals that agreed on ``library_id`` (``path``, ``soname``, ``symbols``…)."""
+    library_version: str | None = None
+    """The version an embedded version string gives (``NCCL version 2.27.3`` → ``2.27.3``)."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +159,7 @@ class LibraryReport:
     def to_dict(self, *, entries: bool = False) -> dict[str, Any]:
         """JSON-ready form with stable keys; ``entries`` adds every compiled image."""
         ptx_isa = sorted({e.ptx_isa for e in self.scan.entries if e.ptx_isa})
+        dynamic = self.scan.dynamic
         detail = {"entry_list": [asdict(e) for e in self.scan.entries]} if entries else {}
         return {
             "path": self.path,
@@ -155,6 +169,8 @@ class LibraryReport:
             "library_id": self.provenance.library_id,
             "library_name": self.provenance.library_name,
             "bundled_version": self.provenance.bundled_version,
+            "library_version": self.provenance.library_version,
+            "identified_by": list(self.provenance.identified_by),
             "git_hashes": list(self.provenance.git_hashes),
             "sass": list(self.scan.sass),
             "ptx": list(self.scan.ptx),
@@ -165,6 +181,11 @@ class LibraryReport:
             "entries": len(self.scan.entries),
             "compression": list(self.compressions),
             "host_machine": self.scan.host_machine,
+            "soname": dynamic.soname if dynamic else None,
+            "python_modules": list(dynamic.python_modules) if dynamic else [],
+            "needed": list(dynamic.needed) if dynamic else [],
+            "symbol_namespaces": dict(list(dynamic.namespaces.items())[:8]) if dynamic else {},
+            "version_strings": list(self.scan.versions),
             "warnings": list(self.scan.warnings),
             "cached": self.cached,
             **detail,
@@ -185,6 +206,8 @@ class BuildReport:
     """Things skipped or doubtful while reading the build."""
     scanned_bytes: int = 0
     """Bytes read (not counting those served from the store)."""
+    packages: tuple[tuple[str, str], ...] = ()
+    """Installed distributions found in the build: (name, version), by name."""
     files_listed: int = 0
     """Regular files the source listed."""
     files_read: int = 0
@@ -205,6 +228,15 @@ class BuildReport:
             "libraries": [library.to_dict(entries=entries) for library in self.libraries],
             "notes": list(self.notes),
             "scanned_bytes": self.scanned_bytes,
+            "packages": [{"name": name, "version": version} for name, version in self.packages],
             "files_listed": self.files_listed,
             "files_read": self.files_read,
         }
+
+    def package_version(self, name: str) -> str | None:
+        """The version of distribution ``name`` in the build (PEP 503 comparison), if present."""
+        wanted = re.sub(r"[-_.]+", "-", name).lower()
+        for package, version in self.packages:
+            if re.sub(r"[-_.]+", "-", package).lower() == wanted:
+                return version
+        return None

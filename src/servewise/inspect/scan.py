@@ -14,20 +14,20 @@ import posixpath
 import signal
 from collections.abc import Callable, Generator
 from contextlib import closing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from servewise.errors import ArchiveLimitError, ServewiseError, SourceError
 from servewise.formats.evidence import header_arch
 from servewise.formats.magic import PREFIX_BYTES, describe_prefix, object_kind
 from servewise.formats.stream import StreamFindings, StreamScanner
-from servewise.inspect.provenance import provenance_for
+from servewise.inspect.provenance import distributions, provenance_for
 from servewise.inspect.report import BuildReport, CodeEntry, LibraryReport, LibraryScan
 from servewise.sources import BuildSource, Member, member_chunks, open_source
 from servewise.store import Store
 
 #: Bump when what a scan records changes: older cached results are then ignored.
-SCANNER_VERSION = 3
+SCANNER_VERSION = 4
 
 #: Below this many bytes to scan, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 32 * 2**20
@@ -86,6 +86,8 @@ def findings_to_scan(findings: StreamFindings) -> LibraryScan:
         git_hashes=findings.evidence.git_hashes,
         host_machine=machine,
         warnings=findings.warnings,
+        versions=findings.evidence.versions,
+        dynamic=findings.dynamic,
     )
 
 
@@ -246,8 +248,8 @@ def scan_build(
     all_paths = [m.path for m in members]
     headers = _attribute_headers(all_paths, [m.path for m in candidates])
     notes = source.notes()
-    provenance = provenance_for(source, members, [m.path for m in candidates], notes)
-    libraries: list[LibraryReport] = []
+    scans: dict[str, LibraryScan] = {}
+    sizes: dict[str, int] = {}
     for member in sorted(candidates, key=lambda m: m.path):
         data = cached.get(member.identity) or fresh[member.identity]
         try:
@@ -260,27 +262,29 @@ def scan_build(
         if scan.host_machine is None and not scan.entries:
             _skip_unreadable(source, member, notes)
             continue
-        libraries.append(
-            LibraryReport(
-                path=member.path,
-                size=member.size,
-                scan=scan,
-                provenance=replace(
-                    provenance[member.path],
-                    git_hashes=tuple(
-                        dict.fromkeys(provenance[member.path].git_hashes + scan.git_hashes)
-                    ),
-                ),
-                headers={a: tuple(sorted(n)) for a, n in headers.get(member.path, {}).items()},
-                cached=member.identity in cached,
-            )
+        scans[member.path] = scan
+        sizes[member.path] = member.size
+    dists = distributions(source, members, notes)
+    provenance = provenance_for(source, members, scans, notes, dists=dists)
+    cached_paths = {m.path for m in candidates if m.identity in cached}
+    libraries = tuple(
+        LibraryReport(
+            path=path,
+            size=sizes[path],
+            scan=scan,
+            provenance=provenance[path],
+            headers={a: tuple(sorted(n)) for a, n in headers.get(path, {}).items()},
+            cached=path in cached_paths,
         )
+        for path, scan in scans.items()
+    )
     return BuildReport(
         ref=ref,
         source_kind=source.kind,
-        libraries=tuple(libraries),
+        libraries=libraries,
         notes=tuple(notes),
         scanned_bytes=sum(m.size for m in todo),
+        packages=tuple(sorted({(d.name, d.version) for d in dists})),
         files_listed=len(members),
         files_read=len(candidates),
     )

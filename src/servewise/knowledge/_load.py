@@ -326,10 +326,12 @@ class EntryReader:
                 )
         return tuple(item.strip() for item in items)
 
-    def regexes(self, field: str, flags: int = 0) -> tuple[re.Pattern[str], ...]:
-        """A non-empty list of regular expressions, each compiled."""
+    def regexes(
+        self, field: str, flags: int = 0, *, required: bool = True
+    ) -> tuple[re.Pattern[str], ...]:
+        """A list of regular expressions, each compiled (non-empty unless not ``required``)."""
         compiled = []
-        for text in self.strings(field, non_empty=True):
+        for text in self.strings(field, required=required, non_empty=required):
             try:
                 compiled.append(re.compile(text, flags))
             except re.error as exc:

@@ -2,12 +2,20 @@
 
 The table ships as ``knowledge/data/libraries.toml``; a ``libraries.toml`` in
 the user data folder adds entries or overrides shipped ones by ``id``.
-Libraries are recognised by path patterns and provenance (the distribution
-that ships them), never by one release's exact file names::
+
+A library is identified by several signals, each one optional in an entry and
+none decisive alone (:meth:`LibraryTable.identify`): where it lies (``paths``,
+regexes over the path), which distribution's ``RECORD`` lists it (``packages``),
+which Python package folder holds it (``modules``), and what its bytes say —
+the extension module it defines (``PyInit_<name>``, ``python_modules``), its
+``SONAME`` (``sonames``), the namespaces of its exported symbols (``symbols``),
+embedded version strings (``versions``) and JIT-dispatch names (``dispatch``).
+Each match says which signals agreed::
 
     table = load_library_table()
     table.match("vllm/_C_stable_libtorch.abi3.so").id          # "vllm-core"
-    table.match("/usr/local/lib/python3.12/dist-packages/vllm/_C.abi3.so").id   # "vllm-core"
+    table.identify(LibraryFacts("usr/lib/x86_64-linux-gnu/libnccl.so.2",
+                                soname="libnccl.so.2")).signals  # ("soname",)
 """
 
 from __future__ import annotations
@@ -29,6 +37,16 @@ from servewise.knowledge._load import (
     shipped_entries,
     user_entries,
 )
+from servewise.knowledge.patterns import (
+    close_names,
+    literal_prefix,
+    module_folder,
+    name_key,
+    normalize_package,
+    normalize_path,
+    specificity,
+    tails,
+)
 
 FILENAME = "libraries.toml"
 TABLE = "library"
@@ -47,90 +65,90 @@ FIELDS = frozenset(
         "core",
         "fallback",
         "source",
+        "aliases",
+        "modules",
+        "python_modules",
+        "sonames",
+        "symbols",
+        "versions",
+        "dispatch",
     }
 )
 """Fields a ``[[library]]`` entry may set."""
 
-_PREFIX = re.compile(r"^.*(?:site|dist)-packages/")
-_META = set(".^$*+?{}()|")
+SIGNALS = (
+    "path", "package", "folder", "python-module", "soname", "symbols", "version-string",
+    "dispatch",
+)
+"""Identity signals, in the order they are reported."""
+
+#: How much each signal weighs: what the bytes or the exact path say counts twice what the
+#: surroundings (distribution, package folder) say.
+_WEIGHTS = {
+    "path": 2, "package": 1, "folder": 1, "python-module": 2, "soname": 2, "symbols": 2,
+    "version-string": 2, "dispatch": 2,
+}
+#: Signals that name the library by themselves; ``package`` and ``folder`` only support.
+_NAMING = frozenset(SIGNALS) - {"package", "folder"}
+
+@dataclass(frozen=True)
+class LibraryFacts:
+    """What is known about one library file, for :meth:`LibraryTable.identify`."""
+
+    path: str
+    """Its path in the build (normalized by the table)."""
+    package: str | None = None
+    """The distribution whose ``RECORD`` lists it."""
+    soname: str | None = None
+    """Its ``DT_SONAME``."""
+    python_modules: tuple[str, ...] = ()
+    """Extension modules it defines (``PyInit_<name>``)."""
+    namespaces: tuple[str, ...] = ()
+    """Namespaces of its exported symbols."""
+    versions: tuple[str, ...] = ()
+    """Embedded ``NAME version X`` strings."""
+    dispatch_names: tuple[str, ...] = ()
+    """JIT-dispatch names found in it."""
 
 
-def normalize_path(path: str) -> str:
-    """A library path as the table matches it.
+@dataclass(frozen=True)
+class _Prepared:
+    """What every entry's signals look at, computed once per library file."""
 
-    Backslashes become ``/``; everything up to and including the last
-    ``site-packages/`` or ``dist-packages/`` is dropped; so are a leading
-    ``./`` and ``/``.
-    """
-    text = path.replace("\\", "/")
-    text = _PREFIX.sub("", text)
-    while text.startswith("./"):
-        text = text[2:]
-    return text.lstrip("/")
+    facts: LibraryFacts
+    tails: tuple[str, ...]
+    """Tails of the normalized path, longest first."""
+    folder_tails: tuple[str, ...]
+    """Tails of the dotted package folder."""
+    module_tails: tuple[str, ...]
+    """Tails of each qualified extension module name (folder + ``PyInit_`` name)."""
+    package_key: str | None
+    """The distribution name in PEP 503 form."""
 
-
-def normalize_package(name: str) -> str:
-    """A distribution name in PEP 503 form (``sgl_kernel`` → ``sgl-kernel``)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def specificity(pattern: str) -> int:
-    """How specific a path regex is: the least number of literal characters it requires.
-
-    Character classes, ``.`` and escapes such as ``\\d`` count nothing; an
-    escaped literal (``\\.``) counts one; an optional item (``?``, ``*``,
-    ``{0,…}``) counts nothing; an alternation counts its least branch.
-    """
-    value, _ = _min_literals(pattern, 0)
-    return value
+    @classmethod
+    def of(cls, facts: LibraryFacts) -> _Prepared:
+        path = normalize_path(facts.path)
+        folder = module_folder(path)
+        qualified = [f"{folder}.{name}" if folder else name for name in facts.python_modules]
+        return cls(
+            facts,
+            tuple(tails(path, "/")),
+            tuple(tails(folder, ".")),
+            tuple(tail for name in qualified for tail in tails(name, ".")),
+            normalize_package(facts.package) if facts.package is not None else None,
+        )
 
 
-def _min_literals(pattern: str, index: int) -> tuple[int, int]:
-    """Least literal count of the sequence starting at ``index``, up to ``)`` or the end."""
-    branches: list[int] = []
-    total = 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == ")":
-            break
-        if char == "|":
-            branches.append(total)
-            total = 0
-            index += 1
-            continue
-        if char == "\\" and index + 1 < len(pattern):
-            item = 0 if pattern[index + 1].isalnum() else 1
-            index += 2
-        elif char == "[":
-            end = pattern.find("]", index + 2)
-            index = len(pattern) if end < 0 else end + 1
-            item = 0
-        elif char == "(":
-            index += 1
-            if pattern.startswith("?:", index):
-                index += 2
-            item, index = _min_literals(pattern, index)
-            index += 1  # the closing parenthesis
-        else:
-            item = 0 if char in _META else 1
-            index += 1
-        if index < len(pattern) and pattern[index] in "?*+{":
-            quantifier = pattern[index]
-            if quantifier == "{":
-                end = pattern.find("}", index)
-                end = len(pattern) - 1 if end < 0 else end
-                if re.match(r"\{0*(,|\})", pattern[index:]) is not None:
-                    item = 0
-                index = end + 1
-            else:
-                if quantifier in "?*":
-                    item = 0
-                index += 1
-            if index < len(pattern) and pattern[index] in "?+":
-                index += 1  # lazy or possessive
-        total += item
-    branches.append(total)
-    return min(branches), index
+@dataclass(frozen=True)
+class Identity:
+    """A known library a file was identified as, and the signals that agreed."""
+
+    library: KnownLibrary
+    """The table entry."""
+    signals: tuple[str, ...]
+    """Which of :data:`SIGNALS` matched, in that order."""
+    version: str | None = None
+    """The version an embedded version string gives (the entry's ``versions`` group)."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +167,13 @@ class KnownLibrary:
     core: bool
     fallback: str
     sources: tuple[str, ...]
+    aliases: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    python_modules: tuple[re.Pattern[str], ...] = ()
+    sonames: tuple[re.Pattern[str], ...] = ()
+    symbols: tuple[re.Pattern[str], ...] = ()
+    versions: tuple[re.Pattern[str], ...] = ()
+    dispatch: tuple[re.Pattern[str], ...] = ()
 
     @property
     def source(self) -> str:
@@ -177,6 +202,69 @@ class KnownLibrary:
                 return pattern
         return None
 
+    def signals(self, facts: LibraryFacts) -> tuple[tuple[str, ...], str | None]:
+        """The signals of ``facts`` that point at this library, and an embedded version."""
+        signals, version, _ = self._signals(_Prepared.of(facts))
+        return signals, version
+
+    def _path_match(self, prepared: _Prepared) -> tuple[int, re.Pattern[str]] | None:
+        for tail in prepared.tails:
+            for pattern, prefix in self._path_prefixes:
+                if tail.startswith(prefix) and pattern.fullmatch(tail):
+                    return len(tail), pattern
+        return None
+
+    def _in_module(self, prepared: _Prepared) -> bool:
+        return any(
+            tail == module or tail.startswith(module + ".")
+            for tail in prepared.folder_tails
+            for module in self.modules
+        )
+
+    def _signals(
+        self, prepared: _Prepared
+    ) -> tuple[tuple[str, ...], str | None, tuple[int, re.Pattern[str]] | None]:
+        """The signals that agree (in :data:`SIGNALS` order), a version, the path match."""
+        facts = prepared.facts
+        found: list[str] = []
+        path = self._path_match(prepared) if self.paths else None
+        if path is not None:
+            found.append("path")
+        if prepared.package_key is not None and prepared.package_key in self._package_keys:
+            found.append("package")
+        if self.modules and self._in_module(prepared):
+            found.append("folder")
+        if self.python_modules and prepared.module_tails and any(
+            pattern.fullmatch(tail)
+            for tail in prepared.module_tails for pattern in self.python_modules
+        ):
+            found.append("python-module")
+        if facts.soname and self.sonames and any(p.fullmatch(facts.soname) for p in self.sonames):
+            found.append("soname")
+        if facts.namespaces and self.symbols and any(
+            p.fullmatch(n) for n in facts.namespaces for p in self.symbols
+        ):
+            found.append("symbols")
+        version = None
+        matches = [m for t in facts.versions for p in self.versions if (m := p.fullmatch(t))]
+        if matches:
+            found.append("version-string")
+            version = next((m["version"] for m in matches if m.groupdict().get("version")), None)
+        if facts.dispatch_names and self.dispatch and any(
+            p.fullmatch(n) for n in facts.dispatch_names for p in self.dispatch
+        ):
+            found.append("dispatch")
+        return tuple(found), version, path
+
+    @functools.cached_property
+    def _package_keys(self) -> frozenset[str]:
+        return frozenset(normalize_package(name) for name in self.packages)
+
+    @functools.cached_property
+    def _path_prefixes(self) -> tuple[tuple[re.Pattern[str], str], ...]:
+        """Each path pattern with the literal text every tail it matches starts with."""
+        return tuple((pattern, literal_prefix(pattern.pattern)) for pattern in self.paths)
+
     def to_dict(self) -> dict[str, Any]:
         """The library as JSON-ready data."""
         return {
@@ -192,12 +280,18 @@ class KnownLibrary:
             "core": self.core,
             "fallback": self.fallback,
             "sources": list(self.sources),
+            "aliases": list(self.aliases),
+            "modules": list(self.modules),
+            "python_modules": [p.pattern for p in self.python_modules],
+            "sonames": [p.pattern for p in self.sonames],
+            "symbols": [p.pattern for p in self.symbols],
+            "versions": [p.pattern for p in self.versions],
+            "dispatch": [p.pattern for p in self.dispatch],
         }
 
     def ships_in(self, package: str) -> bool:
         """Whether the distribution ``package`` is one that ships this library."""
-        wanted = normalize_package(package)
-        return any(normalize_package(name) == wanted for name in self.packages)
+        return normalize_package(package) in self._package_keys
 
 
 class LibraryTable:
@@ -242,34 +336,68 @@ class LibraryTable:
         return library
 
     def match(self, path: str, package: str | None = None) -> KnownLibrary | None:
-        """The known library a file path belongs to, or None.
+        """The known library a file path belongs to, by path and package alone, or None.
 
         ``path`` is relative to site-packages or the build root, with ``/``;
         a path inside ``site-packages/`` or ``dist-packages/`` is cut after
-        the last of those. The whole path is tried first, then ever shorter
-        tails (after each ``/``), so ``opt/venv/x/vllm/_C.abi3.so`` still
-        matches. Among the entries matching the longest tail, one that lists
-        ``package`` (when given) wins, then the most specific pattern, then
-        table order.
+        the last of those. Tails of the path are tried too, so
+        ``opt/venv/x/vllm/_C.abi3.so`` still matches. See :meth:`identify`.
         """
-        text = normalize_path(path)
-        while text:
-            best: tuple[tuple[int, int, int], KnownLibrary] | None = None
-            for order, library in enumerate(self._libraries):
-                pattern = library.matches(text)
-                if pattern is None:
-                    continue
-                provenance = 1 if package is not None and library.ships_in(package) else 0
-                rank = (provenance, specificity(pattern.pattern), -order)
-                if best is None or rank > best[0]:
-                    best = (rank, library)
-            if best is not None:
-                return best[1]
-            slash = text.find("/")
-            if slash < 0:
-                return None
-            text = text[slash + 1 :]
+        found = self.identify(LibraryFacts(path, package))
+        return found.library if found else None
+
+    def identify(self, facts: LibraryFacts) -> Identity | None:
+        """The known library ``facts`` describe, with the signals that agreed, or None.
+
+        Every entry is scored by its matching signals (path and content signals
+        weigh 2, the distribution, the package folder and a catch-all path
+        pattern 1). A library is named
+        only when a path or content signal matches, or both the distribution and
+        the package folder do. The highest score wins; then the longest matching
+        path tail, the most specific path pattern, and table order.
+        """
+        prepared = _Prepared.of(facts)
+        best: tuple[tuple[int, int, int, int], Identity] | None = None
+        for order, library in enumerate(self._libraries):
+            signals, version, path = library._signals(prepared)
+            if not signals:
+                continue
+            named = bool(_NAMING.intersection(signals)) or {"package", "folder"} <= set(signals)
+            if not named:
+                continue
+            score = sum(_WEIGHTS[s] for s in signals if s != "path")
+            tail = spec = 0
+            if path is not None:
+                # A catch-all pattern (one with ".*", such as ^sgl_kernel/.*\.so$) only says
+                # which package's folder the file is in: it weighs like the folder signal.
+                score += 1 if ".*" in path[1].pattern else 2
+                tail, spec = path[0], specificity(path[1].pattern)
+            rank = (score, tail, spec, -order)
+            if best is None or rank > best[0]:
+                best = (rank, Identity(library, signals, version))
+        return best[1] if best else None
+
+    def resolve(self, name: str) -> KnownLibrary | None:
+        """The library whose id, alias or display name is ``name`` (case and ``-``/``_`` aside)."""
+        if name in self._by_id:
+            return self._by_id[name]
+        key = name_key(name)
+        for library in self._libraries:
+            if key in {name_key(n) for n in (library.id, library.name, *library.aliases)}:
+                return library
         return None
+
+    def closest(self, name: str, candidates: Iterable[str] | None = None) -> tuple[str, ...]:
+        """Names among ``candidates`` (default: every id and alias) that look like ``name``.
+
+        Edit-distance similarity of the compared keys (:func:`name_key`), best
+        first; a candidate that contains the name (or is contained in it) counts
+        as close too.
+        """
+        pool = list(candidates) if candidates is not None else [
+            n for library in self._libraries for n in (library.id, *library.aliases)
+        ]
+        return close_names(name, pool)
 
 
 def library_from_entry(entry: RawEntry) -> KnownLibrary:
@@ -285,10 +413,24 @@ def library_from_entry(entry: RawEntry) -> KnownLibrary:
                 found=text,
             )
         Arch.parse(text)
+    signals = {
+        field: reader.regexes(field, required=False)
+        for field in ("paths", "python_modules", "sonames", "symbols", "versions", "dispatch")
+    }
+    modules = reader.strings("modules", required=False)
+    for module in modules:
+        if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", module) is None:
+            raise reader.error("modules", "not a dotted Python package name", found=module)
+    if not modules and not any(signals.values()):
+        raise reader.error(
+            "paths",
+            "an entry needs at least one identity signal",
+            expected="paths, modules, python_modules, sonames, symbols, versions or dispatch",
+        )
     return KnownLibrary(
         id=reader.string("id"),
         name=reader.string("name"),
-        paths=reader.regexes("paths"),
+        paths=signals["paths"],
         packages=reader.strings("packages", non_empty=True),
         role=reader.string("role"),
         used_for=reader.strings("used_for"),
@@ -298,6 +440,13 @@ def library_from_entry(entry: RawEntry) -> KnownLibrary:
         core=reader.boolean("core", default=False),
         fallback=reader.string("fallback"),
         sources=reader.sources(),
+        aliases=reader.strings("aliases", required=False),
+        modules=modules,
+        python_modules=signals["python_modules"],
+        sonames=signals["sonames"],
+        symbols=signals["symbols"],
+        versions=signals["versions"],
+        dispatch=signals["dispatch"],
     )
 
 
@@ -323,3 +472,10 @@ def load_library_table(user_dir: Path | None = None) -> LibraryTable:
     if not extra:
         return shipped_library_table()
     return _build(merge_by_id(shipped_entries(FILENAME, TABLE), extra))
+
+
+__all__ = [
+    "FIELDS", "SIGNALS", "Identity", "KnownLibrary", "LibraryFacts", "LibraryTable",
+    "close_names", "library_from_entry", "literal_prefix", "load_library_table", "name_key",
+    "normalize_package", "normalize_path", "shipped_library_table", "specificity",
+]

@@ -16,10 +16,12 @@ def _dispatch_text(names: dict[str, tuple[str, ...]]) -> str:
     return ", ".join(f"{arch}: {len(found)}" for arch, found in names.items()) or "-"
 
 
-def _library_label(path: str, library_id: str | None) -> Text:
+def _library_label(path: str, library_id: str | None, signals: tuple[str, ...] = ()) -> Text:
     label = Text(path)
     if library_id:
         label.append(f"\n{library_id}", style="dim")
+        if signals:
+            label.append(f" (by {', '.join(signals)})", style="dim")
     return label
 
 
@@ -40,10 +42,13 @@ def inspect_table(report: BuildReport) -> Table:
             package.append(f" {provenance.package_version}")
         if provenance.bundled_version:
             package.append(f"\nbundled {provenance.bundled_version}", style="dim")
+        if provenance.library_version:
+            package.append(f"\nversion {provenance.library_version}", style="dim")
         if provenance.git_hashes:
             package.append(f"\ngit {', '.join(provenance.git_hashes[:2])}", style="dim")
         table.add_row(
-            _library_label(library.path, library.provenance.library_id),
+            _library_label(library.path, library.provenance.library_id,
+                           library.provenance.identified_by),
             package,
             ", ".join(library.scan.sass) or "-",
             ", ".join(library.scan.ptx) or "-",
@@ -87,9 +92,11 @@ def gate_table(result: GateResult) -> Table:
             Text(verdict.reason),
         )
     for library_id, why in result.absent:
+        near = result.closest.get(library_id, ())
+        closest = f"; closest in this build: {'; '.join(near)}" if near else ""
         table.add_row(Text(library_id), Text("absent", style="bold red"),
                       Text("error (required)", style="bold red"),
-                      Text(f"not in this build; required by {why}"))
+                      Text(f"not in this build; required by {why}{closest}"))
     return table
 
 

@@ -7,7 +7,8 @@
 //   -DSW_WITH_SM120 -DSW_DG_HASH='"a6b593d2"'  -> libdispatch_with_sm120.so
 //                   -DSW_DG_HASH='"f5a76426"'  -> libdispatch_without_sm120.so
 // The list of names here is mirrored in the build script's expected.json step:
-// change both together.
+// change both together.  -DSW_PYINIT=deep_gemm_cpp adds the PyInit_ export of a
+// Python extension module (standalone DeepGEMM's deep_gemm_cpp layout).
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -127,3 +128,11 @@ __attribute__((visibility("default"))) int fp8_gemm_nt(int arch_major, int m, in
 }
 
 }  // namespace deep_gemm
+
+#ifdef SW_PYINIT
+#define SW_CAT_(a, b) a##b
+#define SW_CAT(a, b) SW_CAT_(a, b)
+extern "C" __attribute__((visibility("default"))) void *SW_CAT(PyInit_, SW_PYINIT)(void) {
+    return nullptr;
+}
+#endif

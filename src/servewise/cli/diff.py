@@ -1,0 +1,53 @@
+"""The ``diff`` command: what changed between two engine builds, library by library."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from servewise.cli._common import JsonOption, app, emit_json, fail, out
+from servewise.cli.build import NoCacheOption, _scan, _warn_notes
+from servewise.errors import ServewiseError
+
+BuildArgument = Annotated[str, typer.Argument(
+    help="An engine build: anything `servewise inspect` reads (a .so/.cubin file, a folder or "
+    "virtual environment, a .whl file).", show_default=False)]
+
+
+@app.command("diff")
+def diff(
+    a: BuildArgument,
+    b: BuildArgument,
+    gpu: Annotated[str | None, typer.Option(
+        "--gpu", help="Compare the gate's verdicts for this GPU: exit 1 only when one "
+        "changed.")] = None,
+    everything: Annotated[bool, typer.Option(
+        "--all", help="Also list the libraries that did not change.")] = False,
+    as_json: JsonOption = False,
+    no_cache: NoCacheOption = False,
+) -> None:
+    """What changed between builds A and B. Exit 0 when their GPU coverage is the same, else 1."""
+    from servewise.inspect.diff import diff_builds
+    from servewise.knowledge.gpus import load_gpu_catalog
+
+    try:
+        device = load_gpu_catalog().find(gpu) if gpu is not None else None
+        report_a = _scan(a, no_cache, as_json)
+        report_b = _scan(b, no_cache, as_json)
+        result = diff_builds(report_a, report_b, gpu=device)
+    except ServewiseError as error:
+        fail(error, as_json)
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        from servewise.render.builds import diff_header, diff_summary, diff_table
+
+        _warn_notes(report_a)
+        _warn_notes(report_b)
+        out().print(diff_header(result), highlight=False)
+        table = diff_table(result, everything=everything)
+        if table is not None:
+            out().print(table)
+        out().print(diff_summary(result), highlight=False)
+    raise typer.Exit(result.exit_code)

@@ -1,0 +1,67 @@
+"""Name and path-pattern helpers: literal prefixes, tails, name keys, close matches."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from servewise.knowledge.libraries import load_library_table
+from servewise.knowledge.patterns import (
+    close_names,
+    literal_prefix,
+    module_folder,
+    name_key,
+    normalize_package,
+    tails,
+)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "prefix"),
+    [
+        (r"^vllm/_C(_stable_libtorch)?\.[^/]*so$", "vllm/_C"),
+        (r"^lib(64)?/libcudart\.so(\.\d+)*$", "lib"),
+        (r"^ab?c$", "a"),
+        (r"^a*b$", ""),
+        (r"^a+b$", "a"),
+        (r"^(a|b)$", ""),
+        (r"^ab|cd$", ""),  # alternation at the top: no common prefix
+        (r"^a(b|c)d$", "a"),
+        (r"^a[|]b$", "a"),
+        (r"^x\d+$", "x"),
+        (r"^x\.y$", "x.y"),
+        ("no-anchor", ""),
+    ],
+)
+def test_literal_prefix(pattern: str, prefix: str) -> None:
+    assert literal_prefix(pattern) == prefix
+
+
+PATH_PATTERNS = sorted({p.pattern for lib in load_library_table() for p in lib.paths})
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.data())
+@pytest.mark.parametrize("pattern", PATH_PATTERNS)
+def test_every_match_of_a_shipped_pattern_starts_with_its_prefix(
+    pattern: str, data: st.DataObject
+) -> None:
+    text = data.draw(st.from_regex(re.compile(pattern), fullmatch=True))
+    assert text.startswith(literal_prefix(pattern))
+
+
+def test_tails_and_folders() -> None:
+    assert list(tails("a/b/c.so", "/")) == ["a/b/c.so", "b/c.so", "c.so"]
+    assert list(tails("", "/")) == []
+    assert module_folder("vllm/third_party/deep_gemm/_C.so") == "vllm.third_party.deep_gemm"
+    assert module_folder("flash_attn_2_cuda.so") == ""
+
+
+def test_name_keys() -> None:
+    assert name_key("Deep-GEMM") == name_key("deep_gemm") == "deepgemm"
+    assert name_key("MSCCL++") == "msccl"
+    assert normalize_package("SGL_Kernel") == "sgl-kernel"
+    assert close_names("flash-attn-3", ["flash_attn_3", "flashmla", "nccl"])[0] == "flash_attn_3"
