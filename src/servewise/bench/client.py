@@ -189,6 +189,7 @@ class StreamClient:
             sent, _ = await self._pool.exchange(wire, sink)
         except HttpFailure as exc:
             failure = (exc.kind, exc.message)
+            sent = exc.sent or started
         except FormatError as exc:
             failure = ("malformed", exc.message)
         ended = perf_counter()

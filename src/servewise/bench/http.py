@@ -41,6 +41,8 @@ class HttpFailure(Exception):
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.sent: float | None = None
+        """When the request was written, if it was."""
 
 
 class BodySink(Protocol):
@@ -251,6 +253,7 @@ class HttpPool:
             try:
                 await exchange.future
             except HttpFailure as failure:
+                failure.sent = exchange.sent
                 self._forget(connection)
                 if (attempt == 0 and reused and failure.kind == "disconnect"
                         and not exchange.got_bytes):
