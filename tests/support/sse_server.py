@@ -2,7 +2,7 @@
 
 It exists to check a benchmark client against the truth: every response is generated on a
 schedule (time to first token, inter-token gap, tokens per chunk) and the server records
-when it read each request's head and when each chunk left (``time.perf_counter()`` right
+when each request's head came off the socket and when each chunk left (``time.perf_counter()`` right
 after the write, the same system-wide monotonic clock as the client's). Clients are compared
 with those recorded times, not with the schedule, so a late server does not make a client
 wrong. As the reference clock it asks for a raised scheduling priority (root may have it),
@@ -41,10 +41,10 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsIndex
 
 import httpx
 
@@ -102,7 +102,7 @@ class Record:
     request_id: str
     path: str
     received: float
-    """When the request's head had been read (its body follows in the same breath)."""
+    """When the bytes that completed the request's head came off the socket."""
     max_tokens: int
     prompt_tokens: int
     status: int = 200
@@ -178,7 +178,9 @@ class SyntheticServer:
                     head = await reader.readuntil(b"\r\n\r\n")
                 except (asyncio.IncompleteReadError, ConnectionError):
                     return
-                arrived = time.perf_counter()
+                # When the bytes that completed the head came off the socket.
+                arrived = reader.fed_at if isinstance(reader, _StampedReader) else \
+                    time.perf_counter()
                 lines = head.decode("latin-1").split("\r\n")
                 method, path, _ = lines[0].split(" ", 2)
                 headers = {}
@@ -353,9 +355,25 @@ class SyntheticServer:
         return True
 
 
+class _StampedReader(asyncio.StreamReader):
+    """Notes when bytes last came off the socket: the loop reads every ready socket at once,
+    while the handlers that parse them run one after another, later."""
+
+    fed_at = 0.0
+
+    def feed_data(self, data: Iterable[SupportsIndex]) -> None:
+        self.fed_at = time.perf_counter()
+        super().feed_data(data)
+
+
 async def _main(port: int, defaults: Behaviour, model: str) -> None:
     server = SyntheticServer(defaults, model)
-    listener = await asyncio.start_server(server.handle, "127.0.0.1", port, backlog=4096)
+    loop = asyncio.get_running_loop()
+
+    def protocol() -> asyncio.StreamReaderProtocol:
+        return asyncio.StreamReaderProtocol(_StampedReader(limit=2**16), server.handle)
+
+    listener = await loop.create_server(protocol, "127.0.0.1", port, backlog=4096)
     bound = listener.sockets[0].getsockname()[1]
     sys.stdout.write(f"listening on {bound}\n")
     sys.stdout.flush()
