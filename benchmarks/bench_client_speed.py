@@ -87,6 +87,7 @@ def server_truth(records: list[dict[str, Any]], warmup: int) -> dict[str, Any]:
     last = max(r["sends"][-1][0] for r in done)
     chunks = sum(len(r["sends"]) for r in done)
     return {"requests": len(done), "output_tokens": sum(t["tokens"] for t in truths),
+            "all_chunks": sum(len(r["sends"]) for r in records),
             "chunks_per_s": chunks / (last - first),
             "ttft_ms": distribution_ms(t["ttft"] for t in truths),
             "itl_ms": distribution_ms(s for t in truths for s in t["itl"]),
@@ -174,7 +175,7 @@ def main() -> None:
                               else run_vllm(server, args, client_cpu, tokenizer))
                     used = _children_cpu() - cpu
                     real = server_truth(server.records(), args.warmup)
-                    chunks = real["output_tokens"]  # one token per chunk
+                    chunks = real["all_chunks"]  # warm-up included, as in the CPU time
                     runs[name].append({"client": client, "truth": real,
                                        "error_ms": errors(client, real),
                                        "cpu_us_per_chunk": 1e6 * used / chunks,
