@@ -5,8 +5,8 @@ Python and httpx about 4.5 ms (``benchmarks/bench_http_clients.py``; 57 µs here
 work included), so when 256 streams end and restart together the client is busy for tens of
 milliseconds and every first token that arrives meanwhile is timed late. Here a request is
 one pre-built ``bytes`` written to a kept-alive connection, and the answer is parsed in the
-protocol's ``data_received`` callback, which timestamps each network read once and hands the body straight to a
-:class:`BodySink` — no stream reader and no task switch per chunk.
+protocol's ``data_received`` callback, which timestamps each network read once and hands
+the body straight to a :class:`BodySink` — no stream reader and no task switch per chunk.
 
 What it does: ``http`` and ``https`` (the standard library's TLS), a pool of keep-alive
 connections with an optional limit, a connect timeout, a read timeout (the longest silence
