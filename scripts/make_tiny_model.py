@@ -16,6 +16,11 @@ library; nothing is fetched from a hub (``HF_HUB_OFFLINE=1``). The output direct
 
 ``--head-dim 16`` writes a model that vLLM's CPU attention refuses
 (``Unsupported CPU attention configuration: head_dim=16``): a real failure for tests.
+
+``--sliding-window W --full-every K`` makes a hybrid: every K-th layer full attention, the
+others a W-token sliding window (``layer_types`` in ``config.json``, which vLLM's Llama
+honours). ``--arch deepseek_v2`` writes a multi-head latent attention (MLA) model instead
+(``--kv-lora-rank``, ``--rope-dim``, ``--nope-dim``, ``--v-head-dim``; dense MLP layers only).
 """
 
 from __future__ import annotations
@@ -113,7 +118,64 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--max-position", type=int, default=4096)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dtype", choices=("bfloat16", "float16", "float32"), default="bfloat16")
+    p.add_argument("--arch", choices=("llama", "deepseek_v2"), default="llama")
+    p.add_argument("--sliding-window", type=int, default=0, help="window of sliding layers")
+    p.add_argument("--full-every", type=int, default=0,
+                   help="with --sliding-window: every K-th layer is full attention")
+    p.add_argument("--kv-lora-rank", type=int, default=512, help="MLA latent width")
+    p.add_argument("--rope-dim", type=int, default=64, help="MLA qk_rope_head_dim")
+    p.add_argument("--nope-dim", type=int, default=128, help="MLA qk_nope_head_dim")
+    p.add_argument("--v-head-dim", type=int, default=128, help="MLA v_head_dim")
     return p.parse_args(argv)
+
+
+def build_config(args: argparse.Namespace, tokenizer: object, hidden: int,
+                 intermediate: int) -> object:
+    """The transformers config for ``--arch``."""
+    from transformers import DeepseekV2Config, LlamaConfig
+
+    common = {
+        "vocab_size": len(tokenizer),  # type: ignore[arg-type]
+        "hidden_size": hidden,
+        "intermediate_size": intermediate,
+        "num_hidden_layers": args.layers,
+        "num_attention_heads": args.heads,
+        "max_position_embeddings": args.max_position,
+        "bos_token_id": tokenizer.bos_token_id,  # type: ignore[attr-defined]
+        "eos_token_id": tokenizer.eos_token_id,  # type: ignore[attr-defined]
+        "pad_token_id": tokenizer.pad_token_id,  # type: ignore[attr-defined]
+        "tie_word_embeddings": False,
+        "dtype": args.dtype,
+    }
+    if args.arch == "deepseek_v2":
+        config = DeepseekV2Config(
+            **common,
+            num_key_value_heads=args.heads,
+            kv_lora_rank=args.kv_lora_rank,
+            q_lora_rank=None,
+            qk_rope_head_dim=args.rope_dim,
+            qk_nope_head_dim=args.nope_dim,
+            v_head_dim=args.v_head_dim,
+            head_dim=args.rope_dim,
+            n_routed_experts=4,
+            n_shared_experts=1,
+            num_experts_per_tok=2,
+            moe_intermediate_size=intermediate // 2,
+            first_k_dense_replace=args.layers,
+            rope_scaling=None,
+        )
+        config.architectures = ["DeepseekV2ForCausalLM"]
+        return config
+    config = LlamaConfig(**common, num_key_value_heads=args.kv_heads, head_dim=args.head_dim)
+    if args.sliding_window:
+        every = args.full_every or args.layers + 1
+        config.sliding_window = args.sliding_window
+        config.layer_types = [
+            "full_attention" if (i + 1) % every == 0 else "sliding_attention"
+            for i in range(args.layers)
+        ]
+    config.architectures = ["LlamaForCausalLM"]
+    return config
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     import torch
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerFast
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
@@ -156,25 +218,10 @@ def main(argv: list[str] | None = None) -> int:
     hidden = args.hidden if args.hidden is not None else args.heads * args.head_dim
     intermediate = args.intermediate if args.intermediate is not None else 2 * hidden
     dtype = getattr(torch, args.dtype)
-    config = LlamaConfig(
-        vocab_size=vocab_size,
-        hidden_size=hidden,
-        intermediate_size=intermediate,
-        num_hidden_layers=args.layers,
-        num_attention_heads=args.heads,
-        num_key_value_heads=args.kv_heads,
-        head_dim=args.head_dim,
-        max_position_embeddings=args.max_position,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        tie_word_embeddings=False,
-        dtype=args.dtype,
-    )
-    config.architectures = ["LlamaForCausalLM"]
+    config = build_config(args, tokenizer, hidden, intermediate)
 
     torch.manual_seed(args.seed)
-    model = LlamaForCausalLM(config)
+    model = AutoModelForCausalLM.from_config(config)
     # Fill every weight from one seeded generator, in name order, so the bytes do not depend
     # on how this transformers version initialises modules.
     gen = torch.Generator().manual_seed(args.seed)
@@ -202,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
         "kv_heads": args.kv_heads,
         "head_dim": args.head_dim,
         "dtype": args.dtype,
+        "arch": args.arch,
+        "sliding_window": args.sliding_window,
         "parameters": sum(p.numel() for p in model.parameters()),
     }
     print(json.dumps(summary))

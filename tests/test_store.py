@@ -57,7 +57,7 @@ def test_reopen_keeps_data_in_wal_mode(tmp_path: Path) -> None:
     with Store(path) as again:
         assert again.get_scans(["k"], scanner=1) == {"k": {"v": [1, 2]}}
         (version,) = again._db.execute("PRAGMA user_version").fetchone()
-        assert version == len(_MIGRATIONS)  # every migration ran, once
+        assert version == len(_MIGRATIONS)
 
 
 def test_newer_schema_is_refused_with_a_hint(tmp_path: Path) -> None:
@@ -130,6 +130,24 @@ def test_store_uses_default_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         store.put_scan("k", 1, {})
         assert store.path == tmp_path / "xdg" / "servewise" / "servewise.db"
     assert (tmp_path / "xdg" / "servewise" / "servewise.db").is_file()
+
+
+def test_hub_metadata_round_trip_and_upgrade(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with sqlite3.connect(path) as db:  # a store written before the Hub table existed
+        db.execute("CREATE TABLE scan_cache (key TEXT PRIMARY KEY, scanner INTEGER NOT NULL, "
+                   "data TEXT NOT NULL, created_at REAL NOT NULL)")
+        db.execute("INSERT INTO scan_cache VALUES ('k', 1, '{\"kept\": true}', 0)")
+        db.execute("PRAGMA user_version = 1")
+    with Store(path) as store:
+        assert store.get_scans(["k"], 1) == {"k": {"kept": True}}
+        assert store.get_hub("hub/org/m", "main", 1) is None
+        store.put_hub("hub/org/m", "main", "abc", 1, {"files": 2})
+        store.put_hub("hub/org/m", "abc", "abc", 1, {"files": 2})
+        assert store.get_hub("hub/org/m", "main", 1) == {"files": 2}
+        assert store.get_hub("hub/org/m", "main", 2) is None
+        (version,) = store._db.execute("PRAGMA user_version").fetchone()
+        assert version == len(_MIGRATIONS)
 
 
 def test_two_openers_of_a_new_store_migrate_it_once(tmp_path: Path) -> None:

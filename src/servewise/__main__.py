@@ -1,5 +1,5 @@
 """``python -m servewise`` runs the command-line interface."""
 
-from servewise.cli import main
+from servewise.fastcli import main
 
 main()

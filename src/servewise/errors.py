@@ -8,6 +8,8 @@ and carries structured fields plus a ``hint`` (the next thing to try)::
     ├── SourceError                 a file, folder or archive could not be read
     │   └── ArchiveLimitError       an archive exceeds a safety limit (zip bomb, huge directory)
     ├── UsageError                  bad arguments (unknown GPU, unknown library, ...)
+    │   └── UnsupportedModelError   a model architecture servewise does not know
+    ├── LogInputError               a log that cannot be diagnosed (empty, binary, unreadable)
     └── StoreError                  the local SQLite store could not be used
 
 The CLI renders ``message``, the fields and the hint; ``--json`` renders
@@ -111,3 +113,13 @@ class StoreError(ServewiseError):
     """The local store (SQLite) could not be opened or written."""
 
     kind = "store_error"
+
+
+class LogInputError(ServewiseError):
+    """A log that cannot be diagnosed: empty, binary, or not readable."""
+
+    kind = "log_input_error"
+class UnsupportedModelError(UsageError):
+    """A model whose architecture servewise does not know: reported with what is known."""
+
+    kind = "unsupported_model"

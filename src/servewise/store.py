@@ -2,8 +2,8 @@
 
 It lives in ``$SERVEWISE_CACHE_DIR`` (default ``$XDG_CACHE_HOME/servewise``, else
 ``~/.cache/servewise``) as ``servewise.db``, in WAL mode so a crash loses nothing
-committed. Today it holds scan results keyed by content identity; later
-capabilities add their tables through :data:`_MIGRATIONS`.
+committed. It holds scan results keyed by content identity and Hub model metadata keyed by
+repository and revision; later capabilities add their tables through :data:`_MIGRATIONS`.
 """
 
 from __future__ import annotations
@@ -26,6 +26,17 @@ _MIGRATIONS: tuple[str, ...] = (
         scanner INTEGER NOT NULL,
         data TEXT NOT NULL,
         created_at REAL NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE hub_metadata (
+        repo TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        sha TEXT NOT NULL,
+        reader INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (repo, revision)
     )
     """,
     # bench: one row per run (the JSON document), one per request (the raw record).
@@ -129,18 +140,46 @@ class Store:
 
     def put_scan(self, key: str, scanner: int, data: dict[str, Any]) -> None:
         """Remember one scan result."""
+        self._write(
+            "INSERT OR REPLACE INTO scan_cache (key, scanner, data, created_at) "
+            "VALUES (?, ?, ?, ?)",
+            (key, scanner, json.dumps(data, separators=(",", ":")), time.time()),
+        )
+
+    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        """Run one write; a failure is a :class:`StoreError` with a hint."""
         try:
-            self._db.execute(
-                "INSERT OR REPLACE INTO scan_cache (key, scanner, data, created_at) "
-                "VALUES (?, ?, ?, ?)",
-                (key, scanner, json.dumps(data, separators=(",", ":")), time.time()),
-            )
+            self._db.execute(sql, params)
         except sqlite3.Error as error:
             raise StoreError(
                 f"cannot write the store at {self.path}: {error}",
                 hint="check free disk space, or pass --no-cache",
                 path=str(self.path),
             ) from None
+
+    def get_hub(self, repo: str, revision: str, reader: int) -> dict[str, Any] | None:
+        """Hub metadata of ``repo`` (endpoint + id) at ``revision``, or None."""
+        try:
+            row = self._db.execute(
+                "SELECT data FROM hub_metadata WHERE repo = ? AND revision = ? AND reader = ?",
+                (repo, revision, reader),
+            ).fetchone()
+            return None if row is None else dict(json.loads(row[0]))
+        except (sqlite3.Error, json.JSONDecodeError, TypeError, ValueError) as error:
+            raise StoreError(
+                f"cannot read the store at {self.path}: {error}",
+                hint="pass --no-cache, or delete the file to start a fresh store",
+                path=str(self.path),
+            ) from None
+
+    def put_hub(self, repo: str, revision: str, sha: str, reader: int,
+                data: dict[str, Any]) -> None:
+        """Remember Hub metadata read at commit ``sha`` under ``revision``."""
+        self._write(
+            "INSERT OR REPLACE INTO hub_metadata (repo, revision, sha, reader, data, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (repo, revision, sha, reader, json.dumps(data, separators=(",", ":")), time.time()),
+        )
 
     def put_bench_run(self, run_id: str, document: dict[str, Any],
                       requests: Sequence[tuple[int, str, int, dict[str, Any]]]) -> None:

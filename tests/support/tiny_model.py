@@ -41,11 +41,13 @@ def write_tiny_model(
     seed: int = 0,
     dtype: str = "bfloat16",
     timeout: float = 300.0,
+    extra_args: tuple[str, ...] = (),
 ) -> Path:
     """Write a tiny Llama (weights, config and tokenizer) into ``out_dir`` and return it.
 
     ``python`` is the engine environment's interpreter. Raises :class:`TinyModelError` with
-    the script's output when it fails.
+    the script's output when it fails. ``extra_args`` go to the script as they are (e.g.
+    ``("--sliding-window", "64", "--full-every", "2")`` or ``("--arch", "deepseek_v2")``).
     """
     cmd = [
         str(python),
@@ -70,6 +72,7 @@ def write_tiny_model(
     ]
     if hidden is not None:
         cmd += ["--hidden", str(hidden)]
+    cmd += list(extra_args)
     env = {**os.environ, **OFFLINE_ENV}
     proc = subprocess.run(
         cmd,

@@ -8,10 +8,8 @@ provenance. It never prints: progress goes to a callback.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import posixpath
-import signal
 from collections.abc import Callable, Generator
 from contextlib import closing
 from dataclasses import dataclass
@@ -23,6 +21,7 @@ from servewise.formats.magic import PREFIX_BYTES, describe_prefix, object_kind
 from servewise.formats.stream import StreamFindings, StreamScanner
 from servewise.inspect.provenance import distributions, provenance_for
 from servewise.inspect.report import BuildReport, CodeEntry, LibraryReport, LibraryScan
+from servewise.inspect.workers import run_in_workers
 from servewise.sources import BuildSource, Member, member_chunks, open_source
 from servewise.store import Store
 
@@ -122,17 +121,6 @@ def scan_member(locator: tuple[str, ...]) -> dict[str, Any]:
         return {"error": error.to_dict()}
 
 
-def _scan_numbered(item: tuple[int, tuple[str, ...]]) -> tuple[int, dict[str, Any]]:
-    """:func:`scan_member` for a pool: the member's number travels with its result."""
-    number, locator = item
-    return number, scan_member(locator)
-
-
-def _ignore_interrupts() -> None:
-    """Worker start-up: Ctrl-C reaches the whole process group; only the parent acts on it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 _ERROR_KINDS: dict[str, type[SourceError]] = {
     cls.kind: cls for cls in (SourceError, ArchiveLimitError)
 }
@@ -149,31 +137,18 @@ def _raise_member_error(member: Member, error: dict[str, Any]) -> None:
 
 
 def _outcomes(todo: list[Member], workers: int) -> Generator[tuple[Member, dict[str, Any]]]:
-    """Scan members, largest first, on ``workers`` processes when that pays off.
-
-    When the consumer stops early (a member error) or is interrupted (Ctrl-C), the
-    worker processes are terminated at once, so none outlives the scan.
-    """
+    """Scan members, largest first, on ``workers`` processes when that pays off."""
     todo = sorted(todo, key=lambda m: m.size, reverse=True)
     use_pool = workers > 1 and len(todo) > 1 and sum(m.size for m in todo) >= PARALLEL_THRESHOLD
     if not use_pool:
         for member in todo:
             yield member, scan_member(member.locator)
         return
-    context = multiprocessing.get_context("fork")
-    pool = context.Pool(min(workers, len(todo)), initializer=_ignore_interrupts)
-    finished = False
-    try:
-        items = [(number, member.locator) for number, member in enumerate(todo)]
-        for number, outcome in pool.imap_unordered(_scan_numbered, items):
-            yield todo[number], outcome
-        finished = True
-    finally:
-        if finished:
-            pool.close()
-        else:
-            pool.terminate()
-        pool.join()
+    for number, outcome in run_in_workers(
+        scan_member, [member.locator for member in todo], workers,
+        what=lambda number: todo[number].path,
+    ):
+        yield todo[number], outcome
 
 
 def _run_scans(

@@ -46,6 +46,8 @@ FIELDS = frozenset(
         "memory_bytes",
         "memory_gib",
         "memory_type",
+        "driver_memory_gib",
+        "driver_memory_source",
         "family",
         "form_factor",
         "source",
@@ -95,6 +97,9 @@ class Gpu:
     notes: str = ""
     device_names: tuple[str, ...] = ()
     legacy_cc: ComputeCapability | None = None
+    driver_memory_bytes: int | None = None
+    """Total memory as the driver reports it (what engines see), where a real log gives it."""
+    driver_memory_source: str = ""
 
     @property
     def source(self) -> str:
@@ -129,6 +134,8 @@ class Gpu:
             "memory_bytes": self.memory_bytes,
             "memory_vendor": self.memory_vendor,
             "memory_type": self.memory_type,
+            "driver_memory_bytes": self.driver_memory_bytes,
+            "driver_memory_source": self.driver_memory_source or None,
             "family": self.family,
             "form_factor": self.form_factor,
             "notes": self.notes,
@@ -234,6 +241,11 @@ def gpu_from_entry(entry: RawEntry) -> Gpu:
         if reader.has("legacy_compute_capability")
         else None
     )
+    driver = None
+    driver_source = ""
+    if reader.has("driver_memory_gib"):
+        driver = round(reader.positive_number("driver_memory_gib") * 2**30)
+        driver_source = reader.string("driver_memory_source")
     ident = reader.string("id")
     if normalize_name(ident) != ident:
         raise reader.error(
@@ -253,6 +265,8 @@ def gpu_from_entry(entry: RawEntry) -> Gpu:
         notes=reader.optional_string("notes"),
         device_names=reader.strings("device_names", required=False),
         legacy_cc=legacy,
+        driver_memory_bytes=driver,
+        driver_memory_source=driver_source,
     )
 
 

@@ -1,0 +1,80 @@
+"""Diagnose: the root cause of a failed engine log, the library and layer, and the fix.
+
+Data in, data out: a text stream, lines or bytes in; a
+:class:`~servewise.diagnose.result.Diagnosis` out. Nothing here opens files or
+prints (the CLI and ``servewise.sources.logs`` bring the bytes)::
+
+    from servewise.diagnose import diagnose_text
+    result = diagnose_text(log)
+    result.root_cause.category     # "oom_workspace_alloc"
+    result.root_cause.fix.steps    # ["Lower --mem-fraction-static to 0.93 …", …]
+    result.to_dict()               # {"root_cause": {...}, "findings": [...]}
+
+For a log that grows (``--follow``) or a stream of unknown size, use
+:class:`~servewise.diagnose.scan.LogScanner` directly: ``feed(chunk)`` as bytes
+arrive, ``snapshot()`` at any time, ``finish()`` at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from servewise.diagnose.result import Diagnosis, Evidence, Finding, Fix
+from servewise.diagnose.scan import LogScanner
+from servewise.knowledge.diagnose_rules import RuleSet, load_rules
+
+if TYPE_CHECKING:
+    from servewise.knowledge.gpus import Gpu
+
+__all__ = [
+    "Diagnosis",
+    "Evidence",
+    "Finding",
+    "Fix",
+    "LogScanner",
+    "diagnose_bytes",
+    "diagnose_lines",
+    "diagnose_text",
+    "new_scanner",
+]
+
+
+def new_scanner(*, rules: RuleSet | None = None, gpu: Gpu | None = None,
+                prefilter: bool = True, engine: str | None = None) -> LogScanner:
+    """A scanner with the shipped (and user) rules; ``gpu`` fills in the GPU's memory.
+
+    ``engine`` picks the pre-filter (``hyperscan`` or ``aho-corasick``; default: the fastest
+    installed).
+    """
+    return LogScanner(
+        rules if rules is not None else load_rules(),
+        gpu_total_gib=gpu.memory_bytes / 2**30 if gpu is not None else None,
+        gpu_name=gpu.name if gpu is not None else None,
+        prefilter=prefilter,
+        engine=engine,
+    )
+
+
+def diagnose_bytes(chunks: Iterable[bytes], *, rules: RuleSet | None = None,
+                   gpu: Gpu | None = None, prefilter: bool = True) -> Diagnosis:
+    """Diagnose a log given as consecutive byte chunks (one streaming pass)."""
+    scanner = new_scanner(rules=rules, gpu=gpu, prefilter=prefilter)
+    for chunk in chunks:
+        scanner.feed(chunk)
+    return scanner.finish()
+
+
+def diagnose_lines(lines: Iterable[str], *, rules: RuleSet | None = None,
+                   gpu: Gpu | None = None, prefilter: bool = True) -> Diagnosis:
+    """Diagnose a log given as lines of text."""
+    scanner = new_scanner(rules=rules, gpu=gpu, prefilter=prefilter)
+    scanner.feed_lines(lines)
+    return scanner.finish()
+
+
+def diagnose_text(text: str, *, rules: RuleSet | None = None, gpu: Gpu | None = None,
+                  prefilter: bool = True) -> Diagnosis:
+    """Diagnose a whole log held in a string."""
+    return diagnose_bytes([text.encode("utf-8", "surrogateescape")], rules=rules, gpu=gpu,
+                          prefilter=prefilter)

@@ -1,0 +1,78 @@
+"""Library and layer from paths and message formats, with or without a matching rule.
+
+Order of evidence (``knowledge/data/diagnose_attribution.toml``): a path named in
+the message (``Assertion error (…/deepgemm-src/csrc/apis/layout.hpp:60)``, a
+``.so`` that lacks a symbol), the message's format (``[TensorRT-LLM][ERROR]``,
+``<Op> failed with error code``), then the traceback's frames from the innermost
+outwards, passing over generic ones (the standard library, torch's dispatch).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from servewise.formats.logevents import Event, Frame, normalize_path
+from servewise.knowledge.diagnose_tables import Attribution, DiagnoseTables
+
+__all__ = ["Culprit", "attribute", "attribute_path"]
+
+_PATH = re.compile(
+    r"(?:(?<=[\s('\"])|^)(/?(?:[\w.+-]+/)+[\w.+-]+\.(?:py|pyx|hpp|hh|h|cuh|cu|cpp|cc|c|so)"
+    r"(?:\.[\d.]+)?)|([\w.+-]+\.(?:cpython-[\w-]+\.so|abi3\.so|so))\b"
+)
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """What attribution found."""
+
+    library: str
+    layer: str
+    api: str | None
+    engine: str | None
+    evidence: str
+    """The path or text it was read from."""
+    frame: Frame | None = None
+    """The frame it was read from, when it came from the traceback."""
+
+
+def attribute_path(path: str, tables: DiagnoseTables,
+                   include_generic: bool = False) -> tuple[Attribution, str | None] | None:
+    """The attribution entry for a source path, and the API it names."""
+    normal = normalize_path(path)
+    for entry in tables.attributions:
+        if entry.generic and not include_generic:
+            if any(pattern.search(normal) for pattern in entry.paths):
+                return None
+            continue
+        if any(pattern.search(normal) for pattern in entry.paths):
+            api = None
+            if entry.api is not None:
+                found = entry.api.search(normal)
+                api = found["api"] if found else None
+            return entry, api
+    return None
+
+
+def _culprit(entry: Attribution, api: str | None, evidence: str,
+             frame: Frame | None = None) -> Culprit:
+    return Culprit(entry.library, entry.layer, api, entry.engine, evidence, frame)
+
+
+def attribute(event: Event, tables: DiagnoseTables) -> Culprit | None:
+    """The library and layer an event points at, or None when nothing names one."""
+    text = event.text
+    for match in _PATH.finditer(text):
+        path = match[1] or match[2]
+        found = attribute_path(path, tables)
+        if found is not None:
+            return _culprit(found[0], found[1], path)
+    for entry in tables.attributions:
+        if not entry.generic and any(pattern.search(text) for pattern in entry.messages):
+            return _culprit(entry, None, text.splitlines()[0] if text else "")
+    for frame in reversed(event.frames):
+        found = attribute_path(frame.path, tables)
+        if found is not None:
+            return _culprit(found[0], found[1], frame.path, frame)
+    return None

@@ -1,0 +1,350 @@
+"""Events against rules: which rule an event matches, its phase, the facts around it.
+
+:class:`Classifier` sees every parsed line (for facts: the memory fraction the
+engine ran with, the GPU's memory, a new engine start, a deliberate shutdown, the
+phase the start-up entered) and every event (a traceback, a record, an exception
+line), and turns each event into a :class:`Match`: a wrapper or noise line, a
+cause or symptom with its rule and fields, an unclassified error, or nothing.
+Wrappers that quote their inner message (``Worker failed with error '…'``) have
+that message classified too, in the phase the wrapper names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+
+import ahocorasick_rs
+
+from servewise.diagnose.fields import convert, extract_groups, extract_lists
+from servewise.diagnose.result import FieldValue
+from servewise.formats.logevents import Event
+from servewise.formats.logline import LogLine
+from servewise.knowledge.diagnose_rules import Rule, RuleSet, Signature
+from servewise.knowledge.diagnose_tables import Fact
+
+__all__ = ["Classifier", "Match"]
+
+_PATHS = re.compile(r"\S*/\S*")
+_ERROR_TEXT = re.compile(
+    r"^(?:terminate called after throwing|Segmentation fault|Aborted|Fatal Python error|"
+    r"\*\*\* .*(?:signal|SIG\w+)|.*\bAssertion [`'\"].*[`'\"] failed)"
+    r"|\b(?:fatal|FATAL) ?(?:error)?:"
+)
+_BENIGN_EXCEPTIONS = re.compile(
+    r"(?:^|\.)(?:KeyboardInterrupt|CancelledError|SystemExit|GeneratorExit|StopIteration|"
+    r"\w*Warning)$"
+)
+_ENGINES = ("vllm", "sglang", "tgi", "tensorrt_llm", "llama.cpp")
+_HISTORY = 64
+
+
+@dataclass
+class Match:
+    """What one event is, for root-cause selection."""
+
+    kind: str
+    """``cause``, ``symptom``, ``wrapper``, ``noise``, ``error`` (unclassified) or ``none``."""
+    event: Event
+    run: int
+    rule: Rule | None = None
+    signature: Signature | None = None
+    fields: dict[str, FieldValue] = field(default_factory=dict)
+    phases: tuple[str, ...] = ()
+    phase_evidence: bool = False
+    """The phase or ``evidence_any`` condition was met by the event itself."""
+    quoted: bool = False
+    """Found only inside a wrapper's message."""
+    inner: list[Match] = field(default_factory=list)
+    """For a wrapper: what its quoted message is."""
+    shutdown: bool = False
+    """The event came after a deliberate shutdown of the same run."""
+
+
+@dataclass
+class _Run:
+    index: int
+    start_line: int
+    engine: str | None = None
+    facts: dict[str, tuple[int, FieldValue]] = field(default_factory=dict)
+    stages: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=_HISTORY))
+    shutdown_line: int | None = None
+    progressed: bool = False
+
+
+class Classifier:
+    """Facts from lines, matches from events; one per log."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        tables = rules.tables
+        # One automaton per question: which facts or phase markers a line may hold, which
+        # rules an event's text may match; then only those are tried.
+        self._line_facts: dict[int, Fact] = {}
+        self._line_markers: dict[int, str] = {}
+        words: list[str] = []
+        for fact in tables.facts:
+            for keyword in fact.keywords:
+                self._line_facts[len(words)] = fact
+                words.append(keyword)
+        for phase in tables.phases:
+            for marker in phase.markers:
+                self._line_markers[len(words)] = phase.id
+                words.append(marker)
+        self._line_automaton = ahocorasick_rs.AhoCorasick(words)
+        self._matching = rules.by_kind("wrapper", "noise")
+        self._causes = rules.by_kind("cause", "symptom")
+        rule_words: list[str] = []
+        self._word_rules: list[Rule] = []
+        for rule in (*self._matching, *self._causes):
+            for keyword in rule.keywords:
+                rule_words.append(keyword)
+                self._word_rules.append(rule)
+        self._rule_automaton = ahocorasick_rs.AhoCorasick(rule_words)
+        self._order = {rule.id: index for index, rule in enumerate((*self._matching,
+                                                                     *self._causes))}
+        self._runs: deque[_Run] = deque([_Run(0, 0)], maxlen=8)
+        self.sources: dict[str, int] = {}
+        self.hints: dict[str, int] = {}
+        """Engines named by matched wrapper rules that belong to one engine only."""
+
+    @property
+    def run_count(self) -> int:
+        """Engine runs seen so far (at least one)."""
+        return self.run.index + 1
+
+    # -- lines -----------------------------------------------------------------
+
+    @property
+    def run(self) -> _Run:
+        """The engine run the log is in now."""
+        return self._runs[-1]
+
+    def line(self, line: LogLine) -> None:
+        """Read the facts, phase markers and run boundaries of one line."""
+        if line.source in _ENGINES:
+            self.sources[line.source] = self.sources.get(line.source, 0) + 1
+        text = line.text
+        hits = self._line_automaton.find_matches_as_indexes(text, overlapping=True)
+        if not hits:
+            return
+        seen: set[int] = set()
+        marked = False
+        for index, _, _ in hits:
+            if index in seen:
+                continue
+            seen.add(index)
+            phase = self._line_markers.get(index)
+            if phase is not None:
+                if not marked:
+                    self.run.stages.append((line.number, phase))
+                    self.run.progressed = True
+                    marked = True
+                continue
+            fact = self._line_facts[index]
+            for pattern in fact.patterns:
+                found = pattern.search(text)
+                if found is not None:
+                    self._fact(fact.id, fact.kind, fact.engine, found, line.number)
+                    break
+
+    def _fact(self, ident: str, kind: str, engine: str | None, found: re.Match[str],
+              number: int) -> None:
+        if kind == "run_start":
+            run = self.run
+            if run.progressed or run.shutdown_line is not None:
+                self._runs.append(_Run(run.index + 1, number))
+            self.run.engine = self.run.engine or engine
+            version = found.groupdict().get("version")
+            if version:
+                self.run.facts.setdefault("engine_version", (number, version))
+            return
+        if kind == "shutdown":
+            if self.run.shutdown_line is None:
+                self.run.shutdown_line = number
+            return
+        groups = [value for value in found.groupdict().values() if value is not None]
+        if groups:
+            value = convert(ident, groups[0])
+            if value is not None:
+                self.run.facts[ident] = (number, value)
+
+    def mark_failure(self) -> None:
+        """A failure was seen in the current run (a later engine start begins a new run)."""
+        self.run.progressed = True
+
+    # -- events ----------------------------------------------------------------
+
+    def _run_of(self, line: int) -> _Run:
+        for run in reversed(self._runs):
+            if run.start_line <= line:
+                return run
+        return self._runs[0]
+
+    def engine(self, run: _Run | None = None) -> str | None:
+        """The engine of a run: its start line, else the most common line format."""
+        run = run or self.run
+        if run.engine:
+            return run.engine
+        for votes in (self.sources, self.hints):
+            if votes:
+                return max(votes.items(), key=lambda item: item[1])[0]
+        return None
+
+    def facts(self, line: int) -> dict[str, FieldValue]:
+        """The facts of the run that ``line`` is in (values seen anywhere in that run)."""
+        return {name: value for name, (_, value) in self._run_of(line).facts.items()}
+
+    def stage(self, line: int) -> str | None:
+        """The last phase a marker line entered before ``line``."""
+        run = self._run_of(line)
+        stage = None
+        for number, phase in run.stages:
+            if number <= line:
+                stage = phase
+        return stage
+
+    def phases_of(self, event: Event) -> tuple[str, ...]:
+        """Phases the event itself names: its frames' functions, then its message."""
+        found: list[str] = []
+        functions = [frame.function for frame in event.frames]
+        innermost = event.frames[-1].path if event.frames else None
+        message = _PATHS.sub(" ", event.text)
+        for phase in self.rules.tables.phases:
+            if any(p.search(f) for p in phase.functions for f in functions) or any(
+                p.search(message) for p in phase.messages
+            ) or (innermost is not None and any(p.search(innermost) for p in phase.innermost)):
+                found.append(phase.id)
+        return tuple(found)
+
+    def classify(self, event: Event) -> Match:
+        """What ``event`` is."""
+        text = event.text
+        candidates = self._candidates(text)
+        run = self._run_of(event.first_line)
+        if not candidates and event.kind == "record" and event.level in ("info", "debug",
+                                                                         "warning"):
+            return Match("none", event, run.index)  # no rule can match, and not an error
+        shutdown = run.shutdown_line is not None and run.shutdown_line < event.first_line
+        for rule in candidates:
+            if rule.kind not in ("wrapper", "noise"):
+                continue
+            hit = self._try(rule, event, text, ())
+            if hit is not None:
+                match = Match(rule.kind, event, run.index, rule, hit[0], hit[1],
+                              shutdown=shutdown)
+                if len(rule.engines) == 1:
+                    name = engine_name(rule.engines[0])
+                    self.hints[name] = self.hints.get(name, 0) + 1
+                inner = hit[2]
+                if inner and rule.kind == "wrapper":
+                    quoted = Event(kind="exception", process=event.process,
+                                   first_line=event.first_line, last_line=event.first_line,
+                                   message=inner, level=event.level, source=event.source,
+                                   role=event.role, ranks=event.ranks)
+                    implied = (rule.phase,) if rule.phase else self._method_phases(hit[1])
+                    inner_match = self._cause(quoted, text=inner, implied=implied, run=run.index)
+                    if inner_match is not None:
+                        inner_match.quoted = True
+                        match.inner.append(inner_match)
+                return match
+        cause = self._cause(event, text=text, implied=(), run=run.index, candidates=candidates)
+        if cause is not None:
+            cause.shutdown = shutdown
+            return cause
+        if self._error_like(event):
+            return Match("error", event, run.index, shutdown=shutdown)
+        return Match("none", event, run.index, shutdown=shutdown)
+
+    def _method_phases(self, fields: dict[str, FieldValue]) -> tuple[str, ...]:
+        """Phases a wrapper's ``method`` names (V0: ``while processing method load_model``)."""
+        method = fields.get("method")
+        if not isinstance(method, str):
+            return ()
+        return tuple(phase.id for phase in self.rules.tables.phases
+                     if any(pattern.search(method) for pattern in phase.functions))
+
+    def _candidates(self, text: str) -> list[Rule]:
+        """The rules one of whose keywords is in ``text``, in rule order."""
+        found = {id(self._word_rules[i]): self._word_rules[i]
+                 for i, _, _ in self._rule_automaton.find_matches_as_indexes(
+                     text, overlapping=True)}
+        return sorted(found.values(), key=lambda rule: self._order[rule.id])
+
+    def _cause(self, event: Event, *, text: str, implied: tuple[str, ...], run: int,
+               candidates: list[Rule] | None = None) -> Match | None:
+        rules = [rule for rule in (candidates if candidates is not None
+                                   else self._candidates(text))
+                 if rule.kind in ("cause", "symptom")]
+        if not rules:
+            return None
+        own = self.phases_of(event)
+        phases = own or implied
+        if not phases:
+            stage = self.stage(event.first_line)
+            phases = (stage,) if stage else ()
+        best: Match | None = None
+        for rule in rules:
+            hit = self._try(rule, event, text, phases)
+            if hit is None:
+                continue
+            signature, fields, _ = hit
+            evidence = bool(rule.phases and set(rule.phases) & set(own or implied)) or bool(
+                rule.evidence_any)
+            candidate = Match(rule.kind, event, run, rule, signature, fields, phases, evidence)
+            if best is None or _rank(candidate) > _rank(best):
+                best = candidate
+        return best
+
+    def _try(self, rule: Rule, event: Event, text: str,
+             phases: tuple[str, ...]) -> tuple[Signature, dict[str, FieldValue], str] | None:
+        for signature in rule.signatures:
+            found = signature.pattern.search(text)
+            if found is None:
+                continue
+            if rule.exclude and any(p.search(text) for p in rule.exclude):
+                return None
+            if rule.phases and not set(rule.phases) & set(phases):
+                return None
+            if rule.evidence_any and not self._evidence(rule, event, text):
+                return None
+            fields: dict[str, FieldValue] = {}
+            extract_groups(found, fields)
+            for pattern in (signature.pattern, *rule.extract):
+                extract_lists(pattern, text, fields)
+                if pattern is not signature.pattern:
+                    extra = pattern.search(text)
+                    if extra is not None:
+                        extract_groups(extra, fields)
+            inner = found.groupdict().get("inner") or ""
+            return signature, fields, inner.strip()
+        return None
+
+    @staticmethod
+    def _evidence(rule: Rule, event: Event, text: str) -> bool:
+        message = _PATHS.sub(" ", text)
+        functions = [frame.function for frame in event.frames]
+        return any(p.search(message) or any(p.search(f) for f in functions)
+                   for p in rule.evidence_any)
+
+    @staticmethod
+    def _error_like(event: Event) -> bool:
+        if event.exception is not None:
+            return _BENIGN_EXCEPTIONS.search(event.exception) is None
+        if event.kind == "traceback":
+            return bool(event.frames)
+        if event.level in ("error", "critical", "fatal"):
+            return bool(event.message.strip())
+        return _ERROR_TEXT.search(event.message) is not None
+
+
+def _rank(match: Match) -> tuple[int, int]:
+    rule = match.rule
+    assert rule is not None and match.signature is not None
+    return (rule.precedence, match.signature.literal)
+
+
+def engine_name(spec: str) -> str:
+    """``vllm<0.8`` → ``vllm``."""
+    return re.split(r"[<>=!]", spec, maxsplit=1)[0]

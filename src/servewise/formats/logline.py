@@ -1,0 +1,416 @@
+"""One line of an engine log: prefixes stripped, kept as metadata.
+
+Engine logs reach users through several wrappers: ``docker compose`` service
+columns, ``docker logs --timestamps``, journald, CI runners, Kubernetes JSON,
+Ray's nested actor prefixes, ``torchrun``'s rank tags, and then each engine's
+own logger format (vLLM V0, V1 and newest, SGLang, TGI, TensorRT-LLM, PyTorch's
+C++ logger, NCCL, uvicorn). :func:`parse_line` peels them off one by one and
+returns the message with what the prefixes said: which process wrote it (role,
+ranks, pid), the level, the timestamp, the logger's ``file:line``, and which
+format it was.
+
+One physical line can hold several logical ones: a JSON log record with
+escaped newlines (TGI's JSON output), or a progress bar redrawn with ``\\r``
+and then followed by a log record on the same line. Every logical line keeps the
+physical line's number. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["LogLine", "parse_line", "process_label", "strip_ansi"]
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
+
+# -- outer wrappers (container runtimes, journald, CI) ------------------------
+_CRI = re.compile(
+    r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) (?:stdout|stderr) [FP] "
+)
+_TGI = re.compile(
+    r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z)\s+(?P<level>TRACE|DEBUG|INFO|WARN|ERROR)\s+"
+    r"(?P<target>(?:[\w.-]+(?:::[\w.-]+)*: ){1,2})"
+)
+_DOCKER_TS = re.compile(r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) ")
+_COMPOSE = re.compile(r"(?P<service>[A-Za-z0-9][\w.-]*)\s+\| ")
+_JOURNAL = re.compile(
+    r"(?P<ts>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>[\w.-]+) "
+    r"(?P<unit>[\w@.\-/]+?)(?:\[(?P<pid>\d+)\])?: "
+)
+_BUILDKITE = re.compile(r"(?:>\s+\|\s+)?\[(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\] ")
+_TORCHRUN = re.compile(r"\[(?:default|rank)(?P<rank>\d+)\]:\s?")
+
+# -- process prefixes: vLLM (and Ray actors around it) -----------------------
+_PROCESS = re.compile(
+    r"\((?P<name>[A-Za-z][\w.:-]*) (?:rank=(?P<rank>\d+) )?pid=(?P<pid>\d+)"
+    r"(?:, ip=(?P<ip>[^)\s]+))?\)\s?"
+)
+_NAME_RANKS = re.compile(r"(?<![A-Za-z])(DP|TP|PP|EP|PCP|DCP)(\d+)")
+_NAME_INDEX = re.compile(r"[_-](\d+)$")
+_RAY_REPEATED = re.compile(r"\s*\[repeated (?P<n>\d+)x across cluster\]\s*$")
+
+# -- logger formats ----------------------------------------------------------
+_VLLM = re.compile(
+    r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<ts>\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)? "
+    r"(?:\[(?P<loc>[^\]\s]+:\d+)\]|(?P<loc0>[\w./-]+:\d+)\]) ?"
+)
+_SGLANG = re.compile(
+    r"\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:,\d+)?(?P<ranks>(?: [A-Z][A-Z_]*\d+)*)\] "
+)
+_TRTLLM_PY = re.compile(
+    r"\[(?P<ts>\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\] \[TRT-LLM\](?: \[RANK (?P<rank>\d+)\])? "
+    r"\[(?P<level>[VDIWEF])\] "
+)
+_TRTLLM_CPP = re.compile(
+    r"\[TensorRT-LLM\](?:\[RANK (?P<rank>\d+)\])?\[(?P<level>ERROR|WARNING|INFO|DEBUG|VERBOSE)\] "
+)
+_GLOG = re.compile(
+    r"\[(?P<level>[WEIF])(?P<ts>\d{4} \d\d:\d\d:\d\d\.\d+)? ?(?P<loc>[\w.]+:\d+)\] "
+    r"(?:\[Rank (?P<rank>\d+)\] )?"
+)
+_NCCL = re.compile(r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\] (?=NCCL )")
+_UVICORN = re.compile(r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL):\s{2,}")
+_TGI_RANK = re.compile(r"\s+rank=(?P<rank>\d+)$")
+
+_LEVEL_WORDS = ("DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL ")
+_LEVEL_COLONS = ("DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:")
+_LETTER_LEVEL = {"V": "debug", "D": "debug", "I": "info", "W": "warning", "E": "error",
+                 "F": "fatal"}
+_WORD_LEVEL = {"TRACE": "debug", "DEBUG": "debug", "VERBOSE": "debug", "INFO": "info",
+               "WARN": "warning", "WARNING": "warning", "ERROR": "error", "CRITICAL": "critical"}
+
+# A tqdm bar glued to the next record when the carriage return was lost.
+_TQDM_GLUE = re.compile(r"\d+%\|[^|\n]*\|[^\[\n]*\[[^\]\n]*\](?=\S)")
+_JSON_MESSAGE = re.compile(r'"(?:log|message|msg|MESSAGE)"\s*:\s*"((?:[^"\\]|\\.)*)')
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """A logical log line with its prefixes removed and their content kept."""
+
+    number: int
+    """1-based number of the physical line it came from."""
+    text: str
+    """The message, without ANSI codes or any recognised prefix."""
+    process: str = ""
+    """Which process wrote it, e.g. ``EngineCore_DP0 pid=411``, ``TP0``, ``rank 1``; '' unknown."""
+    role: str | None = None
+    """The process role: ``APIServer``, ``EngineCore``, ``Worker``, ``Scheduler``, ``shard``…"""
+    pid: int | None = None
+    """The process id, when a prefix gave one."""
+    ranks: tuple[tuple[str, int], ...] = ()
+    """Parallel ranks named by the prefix: ``(("dp", 0), ("tp", 1))``, ``(("rank", 1),)``."""
+    level: str | None = None
+    """debug, info, warning, error, critical or fatal; None when the line has no level."""
+    timestamp: str | None = None
+    """The timestamp as written (innermost prefix that had one)."""
+    logger: str | None = None
+    """``file:line`` of the logging call (vLLM, PyTorch C++)."""
+    source: str | None = None
+    """The logger format recognised: vllm, sglang, tgi, tensorrt_llm, torch, nccl, uvicorn."""
+    repeated: int = 1
+    """How many times Ray says the line repeated across the cluster."""
+    prefixed: bool = False
+    """Whether a logger prefix (level or timestamp) was found, not just a process tag."""
+
+
+@dataclass
+class _Meta:
+    process: str = ""
+    role: str | None = None
+    pid: int | None = None
+    ranks: tuple[tuple[str, int], ...] = ()
+    level: str | None = None
+    timestamp: str | None = None
+    logger: str | None = None
+    source: str | None = None
+    repeated: int = 1
+    prefixed: bool = False
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without ANSI colour and cursor codes."""
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+def process_label(role: str | None, ranks: tuple[tuple[str, int], ...], pid: int | None) -> str:
+    """A short, stable name for a process: ``EngineCore_DP0 pid=411``, ``TP0``, ``rank 1``."""
+    if role is None and not ranks:
+        return "" if pid is None else f"pid={pid}"
+    if role in (None, "rank", "shard"):
+        if len(ranks) == 1 and ranks[0][0] == "rank":
+            name = f"{role or 'rank'} {ranks[0][1]}"
+        else:
+            name = " ".join(f"{key.upper()}{value}" for key, value in ranks)
+    else:
+        suffix = "".join(f"_{key.upper()}{value}" for key, value in ranks)
+        name = f"{role}{suffix}"
+    return name if pid is None else f"{name} pid={pid}"
+
+
+def parse_line(raw: str, number: int) -> list[LogLine]:
+    """Parse one physical line into its logical lines (usually exactly one)."""
+    text = strip_ansi(raw).rstrip("\n").rstrip("\r")
+    if "\r" in text:
+        # A progress bar redrawn in place: only its last state was on screen.
+        parts = [part for part in text.split("\r") if part.strip()]
+        text = parts[-1] if parts else ""
+    stripped = text.lstrip()
+    if stripped.startswith("{") and '"' in stripped:
+        unwrapped = _unwrap_json(stripped)
+        if unwrapped is not None:
+            messages, meta = unwrapped
+            lines: list[LogLine] = []
+            for message in messages:
+                lines.extend(_parse_text(message, number, _copy(meta)))
+            return lines
+    return _parse_text(text, number, _Meta())
+
+
+def _copy(meta: _Meta) -> _Meta:
+    return _Meta(**vars(meta))
+
+
+def _parse_text(text: str, number: int, meta: _Meta) -> list[LogLine]:
+    glued = _TQDM_GLUE.search(text) if "%|" in text else None
+    if glued is not None and glued.end() < len(text):
+        head, tail = text[: glued.end()], text[glued.end():]
+        return [*_parse_text(head, number, _copy(meta)), *_parse_text(tail, number, meta)]
+    message = _strip_prefixes(text, meta)
+    if meta.source == "tgi":
+        rank = _TGI_RANK.search(message)
+        if rank is not None:
+            message = message[: rank.start()]
+            meta.ranks = (("rank", int(rank["rank"])),)
+            meta.role = meta.role or "shard"
+    if meta.process == "" and (meta.role or meta.ranks or meta.pid is not None):
+        meta.process = process_label(meta.role, meta.ranks, meta.pid)
+    return [LogLine(number, message, **vars(meta))]
+
+
+def _strip_prefixes(text: str, meta: _Meta) -> str:
+    """Remove every recognised prefix, outermost first, recording what each said."""
+    repeated = _RAY_REPEATED.search(text) if "[repeated " in text else None
+    if repeated is not None:
+        meta.repeated = int(repeated["n"])
+        text = text[: repeated.start()]
+    for _ in range(12):
+        before = text
+        text = _strip_one(text, meta)
+        if text == before:
+            break
+    return text
+
+
+def _set_time(meta: _Meta, ts: str | None) -> None:
+    if ts:
+        meta.timestamp = ts
+
+
+def _strip_one(text: str, meta: _Meta) -> str:
+    if not text:
+        return text
+    first = text[0]
+    if first == "(":
+        match = _PROCESS.match(text)
+        if match is not None:
+            _take_process(match, meta)
+            return text[match.end():]
+        return text
+    if first == "[":
+        for pattern, handler in _BRACKET_FORMATS:
+            match = pattern.match(text)
+            if match is not None:
+                handler(match, meta)
+                return text[match.end():]
+        return text
+    if first.isdigit():
+        match = _TGI.match(text)
+        if match is not None:
+            meta.level = _WORD_LEVEL[match["level"]]
+            _set_time(meta, match["ts"])
+            meta.source = "tgi"
+            meta.prefixed = True
+            return text[match.end():]
+        match = _CRI.match(text) or _DOCKER_TS.match(text)
+        if match is not None:
+            _set_time(meta, match["ts"])
+            return text[match.end():]
+    if first.isupper():
+        match = _VLLM.match(text) if text.startswith(_LEVEL_WORDS) else None
+        if match is not None:
+            meta.level = _WORD_LEVEL[match["level"]]
+            _set_time(meta, match["ts"])
+            meta.logger = match["loc"] or match["loc0"]
+            meta.source = "vllm"
+            meta.prefixed = True
+            return text[match.end():]
+        match = _UVICORN.match(text) if text.startswith(_LEVEL_COLONS) else None
+        if match is not None:
+            meta.level = _WORD_LEVEL[match["level"]]
+            meta.source = meta.source or "uvicorn"
+            meta.prefixed = True
+            return text[match.end():]
+        match = _JOURNAL.match(text) if text[3:4] == " " and text[6:7] == " " else None
+        if match is not None:
+            _set_time(meta, match["ts"])
+            if match["pid"]:
+                meta.pid = int(match["pid"])
+            return text[match.end():]
+    if first == ">":
+        match = _BUILDKITE.match(text)
+        if match is not None:
+            _set_time(meta, match["ts"])
+            return text[match.end():]
+    match = _NCCL.match(text) if " NCCL " in text[:96] else None
+    if match is not None:
+        meta.pid = int(match["pid"])
+        meta.ranks = (("device", int(match["dev"])),)
+        meta.role = meta.role or "nccl"
+        meta.source = "nccl"
+        return text[match.end():]
+    match = _COMPOSE.match(text) if "| " in text[:80] else None
+    if match is not None and not match["service"].isdigit():
+        return text[match.end():]
+    return text
+
+
+def _take_process(match: re.Match[str], meta: _Meta) -> None:
+    """A ``(Name pid=N)`` tag; the innermost tag of nested Ray prefixes wins."""
+    name = match["name"]
+    ranks = [(key.lower(), int(value)) for key, value in _NAME_RANKS.findall(name)]
+    role = _NAME_RANKS.sub("", name).rstrip("_-")
+    index = _NAME_INDEX.search(role)
+    if index is not None and not ranks:
+        role = role[: index.start()]
+        ranks = [("dp", int(index[1]))] if role == "EngineCore" else [("index", int(index[1]))]
+    if match["rank"] is not None:
+        ranks.append(("rank", int(match["rank"])))
+    meta.role = role or name
+    meta.ranks = tuple(ranks)
+    meta.pid = int(match["pid"])
+    meta.process = process_label(meta.role, meta.ranks, meta.pid)
+    meta.source = meta.source or "vllm"
+
+
+def _sglang(match: re.Match[str], meta: _Meta) -> None:
+    _set_time(meta, match["ts"])
+    ranks = tuple(
+        (tag.rstrip("0123456789").lower(), int(tag[len(tag.rstrip("0123456789")):]))
+        for tag in match["ranks"].split()
+    )
+    if ranks:
+        meta.ranks = ranks
+        meta.role = "Scheduler"
+        meta.process = " ".join(f"{key.upper()}{value}" for key, value in ranks)
+    meta.source = "sglang"
+    meta.prefixed = True
+
+
+def _trtllm_py(match: re.Match[str], meta: _Meta) -> None:
+    _set_time(meta, match["ts"])
+    meta.level = _LETTER_LEVEL[match["level"]]
+    if match["rank"] is not None:
+        meta.ranks = (("rank", int(match["rank"])),)
+        meta.role = "rank"
+    meta.source = "tensorrt_llm"
+    meta.prefixed = True
+
+
+def _trtllm_cpp(match: re.Match[str], meta: _Meta) -> None:
+    meta.level = _WORD_LEVEL[match["level"]]
+    if match["rank"] is not None:
+        meta.ranks = (("rank", int(match["rank"])),)
+        meta.role = "rank"
+    meta.source = "tensorrt_llm"
+    meta.prefixed = True
+
+
+def _glog(match: re.Match[str], meta: _Meta) -> None:
+    meta.level = _LETTER_LEVEL[match["level"]]
+    _set_time(meta, match["ts"])
+    meta.logger = match["loc"]
+    if match["rank"] is not None:
+        meta.ranks = (("rank", int(match["rank"])),)
+        meta.role = meta.role or "rank"
+    meta.source = meta.source or "torch"
+    meta.prefixed = True
+
+
+def _torchrun(match: re.Match[str], meta: _Meta) -> None:
+    if not meta.ranks:
+        meta.ranks = (("rank", int(match["rank"])),)
+        meta.role = meta.role or "rank"
+
+
+def _buildkite(match: re.Match[str], meta: _Meta) -> None:
+    _set_time(meta, match["ts"])
+
+
+_BRACKET_FORMATS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], _Meta], None]], ...] = (
+    (_SGLANG, _sglang),
+    (_TRTLLM_PY, _trtllm_py),
+    (_TRTLLM_CPP, _trtllm_cpp),
+    (_GLOG, _glog),
+    (_TORCHRUN, _torchrun),
+    (_BUILDKITE, _buildkite),
+)
+
+
+def _unwrap_json(text: str) -> tuple[list[str], _Meta] | None:
+    """A JSON log record (docker json-file, Kubernetes, TGI's JSON): its message lines."""
+    meta = _Meta()
+    try:
+        record = json.loads(text)
+    except ValueError:
+        record = None
+    if isinstance(record, dict):
+        message = _json_message(record, meta)
+        if message is None:
+            return None
+    else:
+        # A record cut short (an excerpt, a log rotated mid-line): read the message up to the cut.
+        found = _JSON_MESSAGE.search(text)
+        if found is None:
+            return None
+        escaped = found[1].rstrip("\\")
+        try:
+            message = json.loads(f'"{escaped}"')
+        except ValueError:
+            message = escaped.replace("\\n", "\n").replace('\\"', '"')
+        level = re.search(r'"level"\s*:\s*"(\w+)"', text)
+        if level is not None:
+            meta.level = _WORD_LEVEL.get(level[1].upper())
+            meta.prefixed = True
+    return message.rstrip("\n").split("\n"), meta
+
+
+def _json_message(record: dict[str, object], meta: _Meta) -> str | None:
+    fields = record.get("fields")
+    message: object = None
+    if isinstance(fields, dict):
+        message = fields.get("message")
+    for key in ("log", "message", "msg", "MESSAGE"):
+        if message is None:
+            message = record.get(key)
+    if not isinstance(message, str):
+        return None
+    level = record.get("level")
+    if isinstance(level, str):
+        meta.level = _WORD_LEVEL.get(level.upper())
+        meta.prefixed = True
+    for key in ("timestamp", "time", "ts"):
+        value = record.get(key)
+        if isinstance(value, str):
+            meta.timestamp = value
+            break
+    span = record.get("span")
+    if isinstance(span, dict) and isinstance(span.get("rank"), int):
+        meta.ranks = (("rank", int(span["rank"])),)
+        meta.role = "shard"
+    if isinstance(record.get("target"), str) and "text_generation" in str(record["target"]):
+        meta.source = "tgi"
+    return message

@@ -1,0 +1,206 @@
+"""Engine accounting constants (``knowledge/data/accounting.toml``), each named, sourced, versioned.
+
+The planner asks for a constant by engine, name and engine version::
+
+    table = load_engine_constants()
+    table.value("vllm", "non_torch_bytes_single_gpu", EngineVersion.parse("0.19.0"))
+
+Several entries may share a name for different version ranges (``since`` inclusive,
+``until`` exclusive). A user ``accounting.toml`` in ``$SERVEWISE_DATA_DIR`` overrides entries by
+``id`` like the other tables.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from servewise.errors import UsageError
+from servewise.knowledge._load import (
+    EntryReader,
+    RawEntry,
+    check_unique,
+    merge_by_id,
+    shipped_entries,
+    user_entries,
+)
+
+FILENAME = "accounting.toml"
+TABLE = "constant"
+FIELDS = frozenset({"id", "name", "engine", "value", "unit", "since", "until", "source", "notes"})
+ENGINES = ("vllm", "sglang")
+
+_VERSION = re.compile(r"^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?")
+
+
+@dataclass(frozen=True, order=True)
+class EngineVersion:
+    """An engine version as ``(major, minor, patch)``; ``raw`` keeps what was given."""
+
+    major: int
+    minor: int
+    patch: int
+    raw: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> EngineVersion:
+        """``0.26.1rc1.dev229+g6f91edf96`` → 0.26.1; ``V0`` → 0.0.0 (the V0 engine)."""
+        cleaned = text.strip()
+        if cleaned.lower() in ("v0", "v0 engine"):
+            return cls(0, 0, 0, cleaned)
+        if cleaned.lower() == "v1":
+            return cls(0, 8, 0, cleaned)
+        match = _VERSION.match(cleaned)
+        if match is None:
+            raise UsageError(
+                f"cannot read engine version {text!r}",
+                hint="give a version such as 0.32.0 or 0.26.1rc1.dev229+g6f91edf96",
+                found=text,
+            )
+        major, minor, patch = (int(part) if part else 0 for part in match.groups())
+        return cls(major, minor, patch, cleaned)
+
+    def __str__(self) -> str:
+        return self.raw or f"{self.major}.{self.minor}.{self.patch}"
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        """The comparable part."""
+        return (self.major, self.minor, self.patch)
+
+    def at_least(self, other: str) -> bool:
+        """Whether this version is ``other`` or later."""
+        return self.key >= EngineVersion.parse(other).key
+
+
+@dataclass(frozen=True)
+class EngineConstant:
+    """One entry of the table."""
+
+    id: str
+    name: str
+    engine: str
+    value: float | int | str
+    unit: str
+    since: EngineVersion | None
+    until: EngineVersion | None
+    sources: tuple[str, ...]
+    notes: str
+
+    def applies(self, version: EngineVersion) -> bool:
+        """Whether the entry holds for ``version``."""
+        if self.since is not None and version.key < self.since.key:
+            return False
+        return not (self.until is not None and version.key >= self.until.key)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "engine": self.engine,
+            "value": self.value,
+            "unit": self.unit,
+            "since": str(self.since) if self.since else None,
+            "until": str(self.until) if self.until else None,
+            "sources": list(self.sources),
+            "notes": self.notes,
+        }
+
+
+class EngineConstants:
+    """The table: look a constant up by engine, name and version."""
+
+    def __init__(self, constants: Iterable[EngineConstant]) -> None:
+        self._all = tuple(constants)
+
+    def all(self) -> tuple[EngineConstant, ...]:
+        """Every entry."""
+        return self._all
+
+    def entry(self, engine: str, name: str, version: EngineVersion) -> EngineConstant:
+        """The entry for ``name`` that holds at ``version``."""
+        for constant in self._all:
+            if constant.engine == engine and constant.name == name and constant.applies(version):
+                return constant
+        raise UsageError(
+            f"no {engine} constant {name!r} for version {version}",
+            hint="add one to accounting.toml in $SERVEWISE_DATA_DIR",
+            engine=engine, name=name, version=str(version),
+        )
+
+    def number(self, engine: str, name: str, version: EngineVersion) -> float:
+        """A numeric constant."""
+        value = self.entry(engine, name, version).value
+        if isinstance(value, str):
+            raise UsageError(f"{engine} constant {name!r} is not a number", found=value)
+        return float(value)
+
+    def integer(self, engine: str, name: str, version: EngineVersion) -> int:
+        """An integer constant."""
+        return int(self.number(engine, name, version))
+
+    def text(self, engine: str, name: str, version: EngineVersion) -> str:
+        """A string constant (a version, a rule)."""
+        return str(self.entry(engine, name, version).value)
+
+    def version(self, engine: str, name: str) -> EngineVersion:
+        """A constant that is a version (its own range ignored)."""
+        for constant in self._all:
+            if constant.engine == engine and constant.name == name:
+                return EngineVersion.parse(str(constant.value))
+        raise UsageError(f"no {engine} version constant {name!r}")
+
+
+def _optional_version(reader: EntryReader, field: str) -> EngineVersion | None:
+    if not reader.has(field):
+        return None
+    text = reader.string(field)
+    try:
+        return EngineVersion.parse(text)
+    except UsageError as exc:
+        raise reader.error(field, "not a version", expected="0.19.0", found=text) from exc
+
+
+def constant_from_entry(entry: RawEntry) -> EngineConstant:
+    """Validate one ``[[constant]]`` entry."""
+    reader = EntryReader(entry, FIELDS)
+    engine = reader.string("engine")
+    if engine not in ENGINES:
+        raise reader.error("engine", "unknown engine", expected=" or ".join(ENGINES), found=engine)
+    value = entry.data.get("value")
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise reader.error("value", "must be a number or a string", found=repr(value))
+    return EngineConstant(
+        id=reader.string("id"),
+        name=reader.string("name"),
+        engine=engine,
+        value=value,
+        unit=reader.string("unit"),
+        since=_optional_version(reader, "since"),
+        until=_optional_version(reader, "until"),
+        sources=reader.sources(),
+        notes=reader.optional_string("notes"),
+    )
+
+
+def _build(entries: list[RawEntry]) -> EngineConstants:
+    check_unique(entries)
+    return EngineConstants(constant_from_entry(entry) for entry in entries)
+
+
+@functools.cache
+def _shipped() -> EngineConstants:
+    return _build(list(shipped_entries(FILENAME, TABLE)))
+
+
+def load_engine_constants(user_dir: Path | None = None) -> EngineConstants:
+    """The shipped constants plus ``accounting.toml`` from the user data folder."""
+    extra = user_entries(FILENAME, TABLE, user_dir)
+    if not extra:
+        return _shipped()
+    return _build(merge_by_id(shipped_entries(FILENAME, TABLE), extra))

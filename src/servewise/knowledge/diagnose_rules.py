@@ -1,0 +1,495 @@
+"""The diagnose rule database: one TOML file per rule in ``knowledge/data/diagnose/``.
+
+In the spirit of ruff's rules, each rule has a stable ``id`` (``MEM004``), a
+``name`` that states the condition (``workspace-allocation-out-of-memory``), a
+``status`` (stable, preview, deprecated), the engines and versions it applies
+to, and everything needed to recognise the failure and say what to do:
+
+* ``signatures``: regular expressions (named groups extract fields), with the
+  ``keywords`` (literal text) the fast pre-filter looks for;
+* conditions: ``phases`` the failure must be in, ``evidence_any`` (one must match
+  the message or a frame's function), ``exclude`` (none may match);
+* ``extract`` (more patterns for fields), ``facts`` (values from elsewhere in the
+  log), ``advice`` (a computation: ``memory_fraction`` or ``max_model_len``);
+* the ``category`` (from ``diagnose_categories.toml``), ``layer``, culprit
+  ``library`` (a name, a template such as ``{engine}-config``, or ``auto`` for
+  attribution from paths), an ``explanation``, ``fix`` steps that use the
+  extracted values, ``related`` servewise commands, ``source`` and an ``example``.
+
+``kind`` says how the rule takes part in root-cause selection: ``cause`` (a
+specific cause), ``symptom`` (real when alone, but yields to any cause),
+``wrapper`` (a consequence that never wins; its ``inner`` group is classified
+again), ``noise`` (shutdown chatter, never a failure) and ``fallback`` (the two
+built-in outcomes ``unknown`` and ``root_cause_missing``).
+
+A ``diagnose/`` folder in the user data folder adds rules or overrides shipped
+ones by ``id``, field by field.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import string
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from servewise.errors import UsageError
+from servewise.knowledge._load import (
+    SHIPPED_PACKAGE,
+    DataFileError,
+    EntryReader,
+    RawEntry,
+    check_unique,
+    merge_by_id,
+    shipped_entries,
+    user_data_dir,
+    user_entries,
+)
+from servewise.knowledge.diagnose_tables import (
+    LAYERS,
+    DiagnoseTables,
+    compile_regex,
+    load_diagnose_tables,
+)
+from servewise.knowledge.libraries import specificity
+
+RULES_FOLDER = "diagnose"
+KINDS = ("cause", "symptom", "wrapper", "noise", "fallback")
+STATUSES = ("stable", "preview", "deprecated")
+ADVICE = ("memory_fraction", "max_model_len", "tp_divisors")
+ALWAYS_FIELDS = frozenset(
+    {"engine", "library", "category", "layer", "gpu", "gpu_id", "gpu_count", "model"}
+)
+"""Fields every fix step may use without listing them in ``when`` (a placeholder such as
+``NAME`` stands in for an unknown GPU or model)."""
+CONTEXT_FIELDS = frozenset({"api", "caller", "phase", "engine_version"})
+"""Fields the diagnosis adds when it knows them (attribution, phase, version)."""
+
+FIELDS = frozenset({
+    "id", "name", "summary", "category", "kind", "status", "engines", "layer", "library",
+    "precedence", "keywords", "signature", "phases", "evidence_any", "exclude", "extract",
+    "facts", "advice", "phase", "fix", "related", "explanation", "source", "example", "notes",
+})
+_SIGNATURE_FIELDS = {"pattern", "library", "engine"}
+_FIX_FIELDS = {"text", "when", "unless", "flags", "env"}
+_ID = re.compile(r"^[A-Z]{3}\d{3}$")
+_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_ENGINE = re.compile(r"^[a-z][\w.-]*?(?:(?:==|>=|<=|<|>|!=)[\w.*+-]+(?:,(?:==|>=|<=|<|>|!=)"
+                     r"[\w.*+-]+)*)?$")
+_UNESCAPE = re.compile(r"\\(\W)")
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One regular expression of a rule."""
+
+    pattern: re.Pattern[str]
+    library: str | None
+    """The culprit library when this signature matches (overrides the rule's)."""
+    engine: str | None
+    """The engine this message belongs to, when the signature says so."""
+    literal: int
+    """How specific it is: the least number of literal characters a match needs."""
+
+
+@dataclass(frozen=True)
+class FixStep:
+    """One step of a fix, shown when its ``when`` fields are known and ``unless`` ones are not."""
+
+    text: str
+    when: tuple[str, ...]
+    unless: tuple[str, ...]
+    flags: tuple[tuple[str, str], ...]
+    env: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A diagnose rule, validated."""
+
+    id: str
+    name: str
+    summary: str
+    category: str | None
+    kind: str
+    status: str
+    engines: tuple[str, ...]
+    layer: str
+    library: str
+    precedence: int
+    keywords: tuple[str, ...]
+    signatures: tuple[Signature, ...]
+    phases: tuple[str, ...]
+    evidence_any: tuple[re.Pattern[str], ...]
+    exclude: tuple[re.Pattern[str], ...]
+    extract: tuple[re.Pattern[str], ...]
+    facts: tuple[str, ...]
+    advice: str | None
+    phase: str | None
+    fixes: tuple[FixStep, ...]
+    related: tuple[str, ...]
+    explanation: str
+    sources: tuple[str, ...]
+    example: str
+    file: str
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """Every field the rule can extract: named groups of its patterns, then facts."""
+        names: dict[str, None] = {}
+        for pattern in (*(s.pattern for s in self.signatures), *self.extract):
+            for group in pattern.groupindex:
+                if group != "inner":
+                    names[group] = None
+        for fact in self.facts:
+            names[fact] = None
+        return tuple(names)
+
+
+@dataclass(frozen=True)
+class Category:
+    """A failure category of the taxonomy (``research/diagnose.md`` §4)."""
+
+    id: str
+    title: str
+    section: str
+    new: bool
+    """Not in the research taxonomy: added here, documented in ``notes``."""
+    notes: str
+    sources: tuple[str, ...]
+
+
+class RuleSet:
+    """The rules and the tables they use, looked up by id, name or category."""
+
+    def __init__(self, rules: Iterable[Rule], tables: DiagnoseTables,
+                 categories: Iterable[Category]) -> None:
+        self.rules = tuple(rules)
+        self.tables = tables
+        self.categories = {category.id: category for category in categories}
+        self._by_id = {rule.id: rule for rule in self.rules}
+        self._by_name = {rule.name: rule for rule in self.rules}
+
+    def __iter__(self) -> Iterable[Rule]:
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def get(self, key: str) -> Rule | None:
+        """The rule with this id (any case) or name, or the first of this category."""
+        text = key.strip()
+        rule = self._by_id.get(text.upper()) or self._by_name.get(text.lower())
+        if rule is None:
+            rule = next((r for r in self.rules if r.category == text.lower()), None)
+        return rule
+
+    def find(self, key: str) -> Rule:
+        """Like :meth:`get`; an unknown key raises :class:`UsageError` with close matches."""
+        rule = self.get(key)
+        if rule is not None:
+            return rule
+        import difflib
+
+        names = [*self._by_id, *self._by_name, *self.categories]
+        close = difflib.get_close_matches(key.strip(), names, n=5, cutoff=0.6)
+        raise UsageError(
+            f"unknown diagnose rule {key!r}" + (f"; did you mean {', '.join(close)}?"
+                                               if close else ""),
+            hint="`servewise diagnose rules` lists every rule id and name",
+            found=key,
+            close_matches=close,
+        )
+
+    def by_kind(self, *kinds: str) -> tuple[Rule, ...]:
+        """The rules of these kinds, in id order."""
+        return tuple(rule for rule in self.rules if rule.kind in kinds)
+
+    def fallback(self, category: str) -> Rule:
+        """The built-in fallback rule of ``unknown`` or ``root_cause_missing``."""
+        return next(r for r in self.rules if r.kind == "fallback" and r.category == category)
+
+
+def _template_names(text: str) -> set[str]:
+    names = set()
+    for _, name, _, _ in string.Formatter().parse(text):
+        if name:
+            names.add(name.split(".")[0].split("[")[0])
+    return names
+
+
+def _pairs(reader: EntryReader, data: object, field: str) -> tuple[tuple[str, str], ...]:
+    if data is None:
+        return ()
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+    ):
+        raise reader.error(field, "must be a table of strings", found=repr(data))
+    return tuple(data.items())
+
+
+def _fix_steps(reader: EntryReader, available: set[str]) -> tuple[FixStep, ...]:
+    raw = reader.entry.data.get("fix")
+    if not isinstance(raw, list) or not raw or not all(isinstance(i, dict) for i in raw):
+        raise reader.error("fix", "must be a non-empty array of tables ([[fix]])")
+    steps = []
+    for index, item in enumerate(raw):
+        unknown = set(item) - _FIX_FIELDS
+        if unknown:
+            raise reader.error("fix", f"step {index + 1}: unknown field(s) {sorted(unknown)}")
+        text = item.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise reader.error("fix", f"step {index + 1}: text must be a non-empty string")
+        when = item.get("when", [])
+        unless = item.get("unless", [])
+        for name, value in (("when", when), ("unless", unless)):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise reader.error("fix", f"step {index + 1}: {name} must be a list of strings")
+        flags = _pairs(reader, item.get("flags"), "fix")
+        env = _pairs(reader, item.get("env"), "fix")
+        used = _template_names(text)
+        for key, value in (*flags, *env):
+            used |= _template_names(value) | _template_names(key)
+        missing = used - set(when) - ALWAYS_FIELDS
+        if missing:
+            raise reader.error("fix", f"step {index + 1} uses {sorted(missing)} without "
+                               "listing them in `when`")
+        for name in (*when, *unless):
+            if available and name not in available:
+                raise reader.error("fix", f"step {index + 1}: {name!r} is not a field of this "
+                                   "rule", expected=", ".join(sorted(available)), found=name)
+        steps.append(FixStep(text.strip(), tuple(when), tuple(unless), flags, env))
+    return tuple(steps)
+
+
+def _signatures(reader: EntryReader, tables: DiagnoseTables,
+                keywords: tuple[str, ...]) -> tuple[Signature, ...]:
+    raw = reader.entry.data.get("signature")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(item, dict) for item in raw):
+        raise reader.error("signature", "must be an array of tables ([[signature]])")
+    signatures = []
+    for index, item in enumerate(raw):
+        unknown = set(item) - _SIGNATURE_FIELDS
+        if unknown:
+            raise reader.error("signature", f"#{index + 1}: unknown field(s) {sorted(unknown)}")
+        text = item.get("pattern")
+        if not isinstance(text, str) or not text.strip():
+            raise reader.error("signature", f"#{index + 1}: pattern must be a non-empty string")
+        expanded = tables.expand(text, reader, "signature")
+        pattern = compile_regex(reader, "signature", expanded)
+        literal_text = _UNESCAPE.sub(r"\1", expanded)
+        if not any(keyword in literal_text for keyword in keywords):
+            raise reader.error(
+                "signature", f"#{index + 1}: contains none of the rule's keywords, so the "
+                "pre-filter would never pass its lines", expected=", ".join(keywords), found=text)
+        for key in ("library", "engine"):
+            if key in item and (not isinstance(item[key], str) or not item[key].strip()):
+                raise reader.error("signature", f"#{index + 1}: {key} must be a string")
+        signatures.append(Signature(pattern, item.get("library"), item.get("engine"),
+                                    specificity(expanded)))
+    return tuple(signatures)
+
+
+def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str]) -> Rule:
+    """Validate one rule file and build its :class:`Rule`."""
+    reader = EntryReader(entry, FIELDS)
+    ident = reader.string("id")
+    if _ID.match(ident) is None:
+        raise reader.error("id", "must be three capitals and three digits", expected="MEM004",
+                           found=ident)
+    name = reader.string("name")
+    if _NAME.match(name) is None:
+        raise reader.error("name", "must be kebab-case", expected="kv-cache-too-small",
+                           found=name)
+    kind = reader.string("kind")
+    if kind not in KINDS:
+        raise reader.error("kind", "unknown kind", expected=", ".join(KINDS), found=kind)
+    status = reader.string("status")
+    if status not in STATUSES:
+        raise reader.error("status", "unknown status", expected=", ".join(STATUSES), found=status)
+    category = reader.optional_string("category") or None
+    if kind in ("cause", "symptom", "fallback"):
+        if category is None:
+            raise reader.error("category", f"a {kind} rule needs a category")
+        if category not in categories:
+            raise reader.error("category", "not in diagnose_categories.toml",
+                               expected=", ".join(sorted(categories)), found=category)
+    elif category is not None:
+        raise reader.error("category", f"a {kind} rule has no category (it never is a finding)")
+    engines = reader.strings("engines", non_empty=True)
+    for engine in engines:
+        if _ENGINE.match(engine) is None:
+            raise reader.error("engines", "must be a name with an optional version specifier",
+                               expected="vllm, vllm>=0.6, sglang>=0.4,<0.6", found=engine)
+    layer = reader.string("layer")
+    if layer not in LAYERS:
+        raise reader.error("layer", "unknown layer", expected=", ".join(LAYERS), found=layer)
+    keywords = reader.strings("keywords", required=kind != "fallback", non_empty=kind != "fallback")
+    signatures = _signatures(reader, tables, keywords)
+    if kind != "fallback" and not signatures:
+        raise reader.error("signature", f"a {kind} rule needs at least one [[signature]]")
+    if kind == "fallback" and signatures:
+        raise reader.error("signature", "a fallback rule matches nothing itself")
+    phase_ids = {phase.id for phase in tables.phases}
+    phases = reader.strings("phases", required=False)
+    for phase in phases:
+        if phase not in phase_ids:
+            raise reader.error("phases", "unknown phase", expected=", ".join(sorted(phase_ids)),
+                               found=phase)
+    implied_phase = reader.optional_string("phase") or None
+    if implied_phase is not None and (kind != "wrapper" or implied_phase not in phase_ids):
+        raise reader.error("phase", "only a wrapper names the phase its inner message is in, "
+                           "and it must be a known phase", found=phase)
+    fact_ids = {fact.id for fact in tables.facts if fact.kind == "value"}
+    facts = reader.strings("facts", required=False)
+    for fact in facts:
+        if fact not in fact_ids:
+            raise reader.error("facts", "unknown fact", expected=", ".join(sorted(fact_ids)),
+                               found=fact)
+    advice = reader.optional_string("advice") or None
+    if advice is not None and advice not in ADVICE:
+        raise reader.error("advice", "unknown advice", expected=", ".join(ADVICE), found=advice)
+    extract = tuple(
+        compile_regex(reader, "extract", tables.expand(text, reader, "extract"))
+        for text in reader.strings("extract", required=False)
+    )
+    precedence = reader.entry.data.get("precedence", 0)
+    if isinstance(precedence, bool) or not isinstance(precedence, int):
+        raise reader.error("precedence", "must be an integer", found=repr(precedence))
+    library = reader.string("library")
+    if library.startswith("auto") and library not in ("auto",) and not library.startswith(
+            "auto:"):
+        raise reader.error("library", "auto takes an optional fallback as auto:NAME",
+                           found=library)
+    rule = Rule(
+        id=ident, name=name, summary=reader.string("summary"), category=category, kind=kind,
+        status=status, engines=engines, layer=layer, library=library, precedence=precedence,
+        keywords=keywords, signatures=signatures, phases=phases,
+        evidence_any=tuple(compile_regex(reader, "evidence_any", tables.expand(t, reader, "x"))
+                           for t in reader.strings("evidence_any", required=False)),
+        exclude=tuple(compile_regex(reader, "exclude", tables.expand(t, reader, "x"))
+                      for t in reader.strings("exclude", required=False)),
+        extract=extract, facts=facts, advice=advice, phase=implied_phase, fixes=(),
+        related=reader.strings("related", required=False),
+        explanation=reader.string("explanation"), sources=reader.sources(),
+        example=reader.optional_string("example"), file=entry.file,
+    )
+    available = set(rule.fields) | ALWAYS_FIELDS | CONTEXT_FIELDS | set(_advice_fields(advice))
+    if kind == "fallback":
+        available = set()  # its values come from the wrappers and errors it reports
+    unknown_library = _template_names(library) - (available or ALWAYS_FIELDS)
+    if unknown_library:
+        raise reader.error("library", f"uses unknown field(s) {sorted(unknown_library)}",
+                           found=library)
+    for command in rule.related:
+        if not command.startswith("servewise "):
+            raise reader.error("related", "must be servewise commands", found=command)
+    if kind not in ("fallback", "noise") and not rule.example:
+        raise reader.error("example", "every matching rule needs an example log excerpt")
+    from dataclasses import replace
+
+    return replace(rule, fixes=_fix_steps(reader, available))
+
+
+def _advice_fields(advice: str | None) -> tuple[str, ...]:
+    from servewise.diagnose.advice import ADVICE_FIELDS
+
+    return ADVICE_FIELDS.get(advice or "", ())
+
+
+def _load_categories(folder: Path | None) -> tuple[Category, ...]:
+    extra = [] if folder is None else user_entries("diagnose_categories.toml", "category", folder)
+    entries = merge_by_id(shipped_entries("diagnose_categories.toml", "category"), extra)
+    check_unique(entries)
+    categories = []
+    for entry in entries:
+        reader = EntryReader(entry, {"id", "title", "section", "new", "notes", "source"})
+        categories.append(Category(
+            id=reader.string("id"), title=reader.string("title"),
+            section=reader.string("section"), new=reader.boolean("new", False),
+            notes=reader.optional_string("notes"), sources=reader.sources(),
+        ))
+        if categories[-1].new and not categories[-1].notes:
+            raise reader.error("notes", "a new category says why no taxonomy id fits")
+    return tuple(categories)
+
+
+def _shipped_rule_entries() -> list[RawEntry]:
+    folder = resources.files(SHIPPED_PACKAGE).joinpath("data", RULES_FOLDER)
+    entries = []
+    for item in sorted(folder.iterdir(), key=lambda i: i.name):
+        if item.name.endswith(".toml"):
+            file = f"servewise/knowledge/data/{RULES_FOLDER}/{item.name}"
+            entries.append(RawEntry(_toml(item.read_text("utf-8"), file), file, 0, False))
+    return entries
+
+
+def _user_rule_entries(user_dir: Path) -> list[RawEntry]:
+    folder = user_dir / RULES_FOLDER
+    if not folder.is_dir():
+        return []
+    entries = []
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            text = path.read_text("utf-8")
+        except OSError as exc:
+            raise DataFileError(f"cannot read: {exc}", file=str(path)) from exc
+        data = _toml(text, str(path))
+        data.setdefault("source", path.resolve().as_uri())
+        entries.append(RawEntry(data, str(path), 0, True))
+    return entries
+
+
+def _toml(text: str, file: str) -> dict[str, object]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DataFileError(f"not valid TOML: {exc}", file=file) from exc
+
+
+def _build(folder: Path | None) -> RuleSet:
+    """The shipped rules, with the user folder's files when ``folder`` is given."""
+    if folder is None:
+        tables = load_diagnose_tables(include_user=False)
+    else:
+        tables = load_diagnose_tables(folder)
+    categories = _load_categories(folder)
+    category_ids = {category.id for category in categories}
+    extra = [] if folder is None else _user_rule_entries(folder)
+    entries = merge_by_id(_shipped_rule_entries(), extra)
+    check_unique(entries)
+    rules = sorted((rule_from_entry(entry, tables, category_ids) for entry in entries),
+                   key=lambda rule: rule.id)
+    names: dict[str, str] = {}
+    for rule in rules:
+        if rule.name in names:
+            raise DataFileError(f"name {rule.name!r} is also used by {names[rule.name]}",
+                                file=rule.file, entry=rule.id, field="name")
+        names[rule.name] = rule.id
+    for category in ("unknown", "root_cause_missing"):
+        if not any(r.kind == "fallback" and r.category == category for r in rules):
+            raise DataFileError(f"no fallback rule for {category!r}",
+                                file=f"servewise/knowledge/data/{RULES_FOLDER}")
+    return RuleSet(rules, tables, categories)
+
+
+@functools.cache
+def _shipped_rules() -> RuleSet:
+    return _build(None)
+
+
+def load_rules(user_dir: Path | None = None) -> RuleSet:
+    """The shipped rules plus the user folder's ``diagnose/*.toml`` (``$SERVEWISE_DATA_DIR``)."""
+    from servewise.knowledge.diagnose_tables import TABLE_FILES
+
+    folder = user_data_dir() if user_dir is None else user_dir
+    names = ("diagnose_categories.toml", *TABLE_FILES)
+    if not (folder / RULES_FOLDER).is_dir() and not any((folder / n).exists() for n in names):
+        return _shipped_rules()
+    return _build(folder)

@@ -1,0 +1,92 @@
+"""A model as the planner sees it: its config, its architecture spec and its tensors.
+
+:class:`ModelInfo` is built the same way from every source (a local folder, the Hugging
+Face Hub, a bundled model card): the parsed ``config.json``, the checkpoint's tensors (name,
+dtype, shape, exact bytes; experts grouped) and where each came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from servewise.formats.hfconfig import HfConfig
+from servewise.formats.safetensors import DTYPE_BITS
+from servewise.plan.arch import ModelSpec, model_spec
+from servewise.plan.kv import round_up
+from servewise.plan.weights import (
+    ClassifiedTensor,
+    WeightSummary,
+    WeightTensor,
+    classify,
+    summarize,
+)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """Everything the planner needs to know about one checkpoint."""
+
+    ref: str
+    """What the user named (``deepseek-ai/DeepSeek-V4-Flash``, a folder, a card id)."""
+    source: str
+    """``card``, ``folder`` or ``hub``."""
+    config: HfConfig
+    tensors: tuple[WeightTensor, ...]
+    files: int
+    """Safetensors files of the checkpoint."""
+    file_bytes: int
+    """Their size on disk (headers included), when known; else the tensor bytes."""
+    provenance: tuple[str, ...] = ()
+    """Where the facts come from (card sources, URLs, paths, revision)."""
+    quant_config: dict[str, Any] | None = None
+    revision: str | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def spec(self) -> ModelSpec:
+        """The architecture spec of the config (computed once)."""
+        cached: ModelSpec | None = self.__dict__.get("_spec")
+        if cached is None:
+            cached = model_spec(self.config)
+            object.__setattr__(self, "_spec", cached)
+        return cached
+
+    @property
+    def classified(self) -> Sequence[ClassifiedTensor]:
+        """Every tensor with its role and sharding rule (computed once)."""
+        cached: tuple[ClassifiedTensor, ...] | None = self.__dict__.get("_classified")
+        if cached is None:
+            spec = self.spec
+            cached = tuple(classify(tensor, spec) for tensor in self.tensors)
+            object.__setattr__(self, "_classified", cached)
+        return cached
+
+    @property
+    def weights(self) -> WeightSummary:
+        """Totals by role and dtype."""
+        return summarize(self.classified, DTYPE_BITS)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data (``servewise model --json``)."""
+        return {
+            "ref": self.ref,
+            "source": self.source,
+            "revision": self.revision,
+            "architecture": self.spec.to_dict(),
+            "weights": self.weights.to_dict(),
+            "files": self.files,
+            "file_bytes": self.file_bytes,
+            "provenance": list(self.provenance),
+            "notes": list(self.notes) + list(self.spec.notes),
+        }
+
+
+def expert_padding_factor(hidden: int, intermediate: int, hidden_align: int,
+                          intermediate_align: int) -> float:
+    """How much an MoE backend's padding grows expert weights."""
+    if not hidden or not intermediate:
+        return 1.0
+    padded = round_up(hidden, hidden_align) * round_up(intermediate, intermediate_align)
+    return padded / (hidden * intermediate)

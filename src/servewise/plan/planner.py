@@ -1,0 +1,297 @@
+"""The plan: what the engine will report for the given settings, and what to run instead.
+
+:func:`make_plan` predicts the startup for the settings given (the engine's defaults for
+the rest) and, alongside, ranks every parallel layout of the GPUs (single and multi-node)
+with a reason for each that does not fit, recommends a ``--gpu-memory-utilization`` /
+``--mem-fraction-static`` that leaves the named workspaces their room, and gives the
+largest context one request can have and the concurrency at a context.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from servewise.errors import UsageError
+from servewise.knowledge.accounting import EngineConstants
+from servewise.plan.device import Device
+from servewise.plan.model import ModelInfo
+from servewise.plan.sglang import default_fraction, sglang_startup
+from servewise.plan.startup import Settings, Startup
+from servewise.plan.vllm import vllm_startup
+from servewise.plan.weights import Parallel
+
+GIB = 2**30
+#: Headroom kept free besides the named workspaces (allocator fragmentation, other
+#: processes on the GPU). [uncertain] a round figure, not measured.
+SAFETY_BYTES = GIB // 2
+#: The largest utilization / fraction recommended.
+MAX_FRACTION = 0.95
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Memory an engine allocates after sizing the KV pool, which must stay free."""
+
+    name: str
+    bytes: int
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {"name": self.name, "bytes": self.bytes, "source": self.source}
+
+
+@dataclass(frozen=True)
+class LayoutResult:
+    """One parallel layout and how it fares."""
+
+    layout: Parallel
+    nodes: int
+    startup: Startup | None
+    reason: str | None
+
+    @property
+    def fits(self) -> bool:
+        """Whether the engine starts with this layout."""
+        return self.startup is not None and self.startup.fits
+
+    def score(self) -> tuple[float, ...]:
+        """Ranking key: fits, then total concurrency, then fewer nodes and less TP."""
+        if self.startup is None:
+            return (0, 0, 0, 0)
+        total = self.startup.max_concurrency * self.layout.dp
+        return (1 if self.fits else 0, total, -self.nodes, -self.layout.tp)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        s = self.startup
+        return {
+            "layout": self.layout.label(),
+            "tp": self.layout.tp, "pp": self.layout.pp, "dp": self.layout.dp,
+            "ep": self.layout.ep,
+            "nodes": self.nodes,
+            "fits": self.fits,
+            "reason": self.reason or (s.error if s is not None else None),
+            "weights_bytes_per_gpu": s.weights_bytes_per_gpu if s else None,
+            "kv_cache_tokens": s.kv_cache_tokens if s else None,
+            "max_concurrency": round(s.max_concurrency, 2) if s else None,
+            "total_concurrency": round(s.max_concurrency * self.layout.dp, 2) if s else None,
+            "largest_context_tokens": s.breakdown.get("largest_max_model_len") if s else None,
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything ``servewise plan`` reports."""
+
+    model: ModelInfo
+    device: Device
+    gpus_per_node: int
+    nodes: int
+    settings: Settings
+    startup: Startup
+    layouts: tuple[LayoutResult, ...]
+    recommendation: dict[str, Any]
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def fits(self) -> bool:
+        """Whether the given (or recommended) settings start."""
+        return self.startup.fits
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of ``servewise plan``; ``startup`` is the stable contract."""
+        weights = self.model.weights
+        return {
+            "model": {
+                "ref": self.model.ref,
+                "source": self.model.source,
+                "architecture": self.model.spec.family,
+                "model_type": self.model.spec.model_type,
+                "weights_bytes": weights.total_bytes,
+                "unknown_dtypes": list(weights.unknown_dtypes),
+            },
+            "gpu": self.device.to_dict(),
+            "gpus_per_node": self.gpus_per_node,
+            "nodes": self.nodes,
+            "engine": self.startup.engine,
+            "engine_version": self.startup.engine_version,
+            "layout": self.settings.layout.label(),
+            "startup": self.startup.startup_dict(),
+            "startup_detail": {
+                "max_model_len": self.startup.max_model_len,
+                **self.startup.breakdown,
+                "notes": list(self.startup.notes),
+            },
+            "recommendation": self.recommendation,
+            "layouts": [layout.to_dict() for layout in self.layouts],
+            "notes": list(self.notes),
+        }
+
+
+def predict(model: ModelInfo, device: Device, settings: Settings,
+            constants: EngineConstants) -> Startup:
+    """The engine's startup for ``settings``."""
+    if settings.engine == "sglang":
+        return sglang_startup(model, device, settings, constants)
+    if settings.engine != "vllm":
+        raise UsageError(f"unknown engine {settings.engine!r}", hint="use vllm or sglang")
+    return vllm_startup(model, device, settings, constants)
+
+
+def workspaces(model: ModelInfo, settings: Settings, constants: EngineConstants
+               ) -> list[Workspace]:
+    """The post-pool allocations a plan must leave room for."""
+    spec = model.spec
+    out = []
+    if spec.moe is not None:
+        version = constants.version("sglang", "latest_read")
+        out.append(Workspace(
+            "MoE backend workspace (FlashInfer)",
+            constants.integer("sglang", "flashinfer_moe_workspace_bytes", version),
+            "seeds/004_e3eb0250b39fb8ba.txt",
+        ))
+    if settings.speculative and spec.mtp_layers:
+        mtp = sum(t.tensor.total_bytes for t in model.classified if t.role == "mtp")
+        out.append(Workspace("MTP draft layer weights", mtp // max(settings.layout.tp, 1),
+                             "the checkpoint's MTP tensors"))
+    return out
+
+
+def layouts_for(model: ModelInfo, gpus_per_node: int, nodes: int) -> list[tuple[Parallel, int]]:
+    """Parallel layouts on one node up to all of them: TP within a node, PP and DP across.
+
+    Each layout uses every GPU of the nodes it spans; with expert parallelism as well
+    where the experts divide over ``TP x DP``.
+    """
+    spec = model.spec
+    out: list[tuple[Parallel, int]] = []
+    for used in range(1, nodes + 1):
+        total = gpus_per_node * used
+        for tp in range(1, gpus_per_node + 1):
+            if gpus_per_node % tp:
+                continue
+            rest = total // tp
+            for pp in range(1, rest + 1):
+                if rest % pp or pp > spec.num_layers:
+                    continue
+                dp = rest // pp
+                out.append((Parallel(tp, pp, dp), used))
+                if spec.moe is not None and tp * dp > 1 and spec.moe.experts % (tp * dp) == 0:
+                    out.append((Parallel(tp, pp, dp, expert_parallel=True), used))
+    return out
+
+
+def rank_layouts(model: ModelInfo, device: Device, settings: Settings, gpus_per_node: int,
+                 nodes: int, constants: EngineConstants) -> list[LayoutResult]:
+    """Every layout, best first, with why each that fails does."""
+    results = []
+    for layout, used_nodes in layouts_for(model, gpus_per_node, nodes):
+        try:
+            startup = predict(model, device, replace(settings, layout=layout), constants)
+            reason = None if startup.fits else startup.error
+        except UsageError as exc:
+            startup, reason = None, exc.message
+        results.append(LayoutResult(layout, used_nodes, startup, reason))
+    results.sort(key=lambda r: r.score(), reverse=True)
+    return results
+
+
+def recommend(model: ModelInfo, device: Device, settings: Settings, best: Startup,
+              constants: EngineConstants) -> dict[str, Any]:
+    """The utilization / fraction to use and the headroom it leaves."""
+    named = workspaces(model, settings, constants)
+    need = sum(w.bytes for w in named) + SAFETY_BYTES
+    total = device.memory_bytes
+    out: dict[str, Any] = {"workspaces": [w.to_dict() for w in named],
+                           "safety_bytes": SAFETY_BYTES}
+    if device.is_cpu:
+        out["note"] = "CPU backend: the pool is the size given; no fraction to choose"
+        return out
+    if settings.engine == "sglang":
+        default, reserve = default_fraction(device, settings, constants,
+                                            constants.version("sglang", "latest_read"))
+        reserve_bytes = int(reserve["reserved_mib"] * 2**20)
+        ceiling = round(min(MAX_FRACTION, 1 - (reserve_bytes + need) / total), 3)
+        weights = best.weights_bytes_per_gpu
+        floor = round((weights + best.kv_bytes_per_token * best.max_model_len) / total, 3)
+        out.update({
+            "mem_fraction_static": min(ceiling, max(default, floor)) if floor <= ceiling
+            else None,
+            "mem_fraction_static_default": default,
+            "lowest_fraction_for_one_request": floor,
+            "highest_fraction_with_headroom": ceiling,
+            "headroom_bytes": int(total * (1 - min(ceiling, default))),
+        })
+        return out
+    utilization = round(min(MAX_FRACTION, 1 - need / total), 2)
+    out.update({
+        "gpu_memory_utilization": utilization,
+        "headroom_bytes": int(total * (1 - utilization)),
+    })
+    return out
+
+
+def make_plan(model: ModelInfo, device: Device, settings: Settings, constants: EngineConstants,
+              *, gpus_per_node: int, nodes: int = 1, context: int | None = None,
+              explicit_layout: bool = False) -> Plan:
+    """The whole plan for ``model`` on ``gpus_per_node`` x ``nodes`` devices."""
+    if settings.layout.gpus > gpus_per_node * nodes:
+        raise UsageError(
+            f"the layout {settings.layout.label()} needs {settings.layout.gpus} GPUs; "
+            f"--gpu gives {gpus_per_node} x {nodes} node(s)",
+            hint="raise COUNT in --gpu NAME:COUNT or --nodes, or lower --tp/--pp/--dp",
+        )
+    layouts = rank_layouts(model, device, settings, gpus_per_node, nodes, constants)
+    notes: list[str] = []
+    chosen = settings
+    if not explicit_layout and layouts and layouts[0].startup is not None:
+        chosen = replace(settings, layout=layouts[0].layout)
+    memory_given = (settings.gpu_memory_utilization is not None
+                    or settings.mem_fraction_static is not None
+                    or settings.kv_cache_memory_bytes is not None)
+    startup = predict(model, device, chosen, constants)
+    recommendation = recommend(model, device, chosen, startup, constants)
+    recommendation["layout"] = chosen.layout.label()
+    if not memory_given and not device.is_cpu:
+        key = "mem_fraction_static" if chosen.engine == "sglang" else "gpu_memory_utilization"
+        value = recommendation.get(key)
+        if value is not None:
+            with_headroom = replace(chosen, **{key: value})
+            recommended = predict(model, device, with_headroom, constants)
+            recommendation["startup"] = recommended.startup_dict()
+    if startup.breakdown.get("largest_max_model_len") is not None:
+        longest = min(startup.breakdown["largest_max_model_len"],
+                      model.spec.max_position or startup.breakdown["largest_max_model_len"])
+        recommendation["largest_context_tokens"] = longest
+    if context:
+        recommendation["context_tokens"] = context
+        at = predict(model, device, replace(chosen, max_model_len=context), constants)
+        recommendation["concurrency_at_context"] = round(at.max_concurrency, 2)
+    if not any(layout.fits for layout in layouts):
+        notes.append(shortfall(model, device, layouts))
+    return Plan(model, device, gpus_per_node, nodes, chosen, startup, tuple(layouts),
+                recommendation, tuple(notes))
+
+
+def shortfall(model: ModelInfo, device: Device, layouts: list[LayoutResult]) -> str:
+    """How far the best layout is from fitting."""
+    best = None
+    for result in layouts:
+        s = result.startup
+        if s is None:
+            continue
+        available = s.breakdown.get("available_kv_bytes")
+        if available is None:
+            continue
+        needed = s.breakdown.get("bytes_per_block", 0) * s.breakdown.get("blocks_per_request", 0)
+        short = needed - available
+        if best is None or short < best[0]:
+            best = (short, result)
+    if best is None:
+        return f"{model.ref} does not fit on these GPUs with any layout"
+    short, result = best
+    return (f"{model.ref} does not fit anywhere: the best layout ({result.layout.label()}) is "
+            f"{short / GIB:.2f} GiB per GPU short of one full-length request; add GPUs, "
+            "lower --max-model-len or use a smaller quantization")

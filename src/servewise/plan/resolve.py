@@ -1,0 +1,104 @@
+"""Find the model a user named: a local folder, a bundled card, or a Hub repository.
+
+Order: an existing folder; a bundled card whose id, repository or alias matches (offline);
+then the Hugging Face Hub for anything shaped like ``org/name``. ``hub:org/name`` skips
+the cards and reads the Hub; ``card:ID`` insists on a card.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from servewise.errors import UsageError
+from servewise.formats.hfconfig import config_from_mapping
+from servewise.formats.safetensors import DTYPE_BITS
+from servewise.knowledge.cards import CardEntry, card_document, card_index, find_card
+from servewise.plan.model import ModelInfo
+from servewise.plan.weights import WeightTensor
+
+if TYPE_CHECKING:
+    from servewise.sources.hub import HubStats
+    from servewise.store import Store
+
+_REPO = re.compile(r"^[\w.-]+/[\w.-]+$")
+
+
+def card_model(card: CardEntry) -> ModelInfo:
+    """A bundled card as a :class:`ModelInfo`."""
+    document = card_document(card.id)
+    tensors = []
+    for name, dtype, shape, count in document["tensors"]:
+        bits = DTYPE_BITS[dtype]
+        elements = 1
+        for dim in shape:
+            elements *= dim
+        tensors.append(WeightTensor(name, dtype, tuple(shape), elements * bits // 8, count))
+    total = sum(t.total_bytes for t in tensors)
+    return ModelInfo(
+        ref=card.repo,
+        source="card",
+        config=config_from_mapping(document["config"], source=f"card {card.id}"),
+        tensors=tuple(tensors),
+        files=card.files or 0,
+        file_bytes=total,
+        provenance=(*card.sources, card.how),
+        quant_config=document.get("quant_config"),
+        revision=None,
+    )
+
+
+def reads_hub(ref: str, revision: str | None = None) -> bool:
+    """Whether :func:`load_model` will go to the Hub for ``ref`` (no folder, no card)."""
+    text = ref.strip()
+    if text.startswith("hub:"):
+        return True
+    if text.startswith("card:") or Path(text).expanduser().exists():
+        return False
+    return not (find_card(text) is not None and revision is None)
+
+
+def load_model(ref: str, *, revision: str | None = None, store: Store | None = None,
+               on_hub_stats: object = None) -> ModelInfo:
+    """The :class:`ModelInfo` of ``ref`` (folder, card, or Hub repository)."""
+    text = ref.strip()
+    if text.startswith("card:"):
+        card = find_card(text)
+        if card is None:
+            raise _unknown(text)
+        return card_model(card)
+    if not text.startswith("hub:"):
+        path = Path(text).expanduser()
+        if path.is_dir():
+            from servewise.sources.model_folder import read_folder
+
+            return read_folder(path)
+        if path.suffix == ".json" or path.exists():
+            raise UsageError(f"{ref} is not a model folder",
+                             hint="point at the folder that holds config.json", found=ref)
+        card = find_card(text)
+        if card is not None and revision is None:
+            return card_model(card)
+    repo = text.removeprefix("hub:")
+    if _REPO.match(repo) is None:
+        raise _unknown(text)
+    from servewise.sources.hub import read_hub
+
+    callback = on_hub_stats if callable(on_hub_stats) else None
+
+    def stats(value: HubStats) -> None:
+        if callback is not None:
+            callback(value)
+
+    return read_hub(repo, revision=revision, store=store, on_stats=stats)
+
+
+def _unknown(ref: str) -> UsageError:
+    ids = [card.id for card in card_index()]
+    return UsageError(
+        f"{ref!r} is not a model folder, a bundled card or a Hub repository id",
+        hint="give a folder with config.json, an org/name repository, or a card: "
+        + ", ".join(ids),
+        found=ref, cards=ids,
+    )

@@ -1,0 +1,87 @@
+"""Human output of ``servewise diagnose``: the root cause, its evidence and fix; rule tables."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from servewise.diagnose.result import Diagnosis, Finding
+from servewise.knowledge.diagnose_rules import RuleSet
+
+_VALUE_LIMIT = 120
+
+
+def _value(value: object) -> str:
+    if isinstance(value, list):
+        value = ", ".join(str(item) for item in value)
+    text = str(value)
+    return text if len(text) <= _VALUE_LIMIT else text[: _VALUE_LIMIT - 1] + "…"
+
+
+def finding_view(finding: Finding, *, title: str) -> RenderableType:
+    """One finding: headline, culprit, evidence, values, fix, related commands."""
+    parts: list[RenderableType] = []
+    head = Text.assemble((f"{title}: ", "bold red"), (finding.category, "bold"),
+                         f"  ({finding.rule} {finding.rule_name}, confidence "
+                         f"{finding.confidence:.2f})")
+    parts.append(head)
+    parts.append(Text(finding.summary + "."))
+    culprit = Text.assemble(("library ", "dim"), finding.library or "—", ("   layer ", "dim"),
+                            finding.layer)
+    if finding.occurrences > 1 or len(finding.processes) > 1:
+        culprit.append(f"   seen {finding.occurrences} times in "
+                       f"{', '.join(p or 'main' for p in finding.processes[:6])}", style="dim")
+    parts.append(culprit)
+    if finding.evidence:
+        parts.append(Text("evidence", style="bold"))
+        for item in finding.evidence:
+            line = Text(f"  L{item.line:<6} ", style="dim")
+            if item.process:
+                line.append(f"[{item.process}] ", style="cyan")
+            if item.role != "match":
+                line.append(f"({item.role}) ", style="dim")
+            line.append(item.text)
+            parts.append(line)
+    shown = {k: v for k, v in finding.extracted.items() if k not in ("error",)}
+    if shown:
+        parts.append(Text("values", style="bold"))
+        for key, value in shown.items():
+            parts.append(Text.assemble(f"  {key} = ", (_value(value), "green")))
+    if finding.fix.steps:
+        parts.append(Text("fix", style="bold"))
+        for number, step in enumerate(finding.fix.steps, 1):
+            parts.append(Text(f"  {number}. {step}"))
+        for key, value in (*finding.fix.flags, *finding.fix.env):
+            parts.append(Text(f"     {key} {value}".rstrip(), style="green"))
+    if finding.related:
+        parts.append(Text("related", style="bold"))
+        for command in finding.related:
+            parts.append(Text(f"  {command}"))
+    return Group(*parts)
+
+
+def diagnosis_view(diagnosis: Diagnosis, source: str) -> RenderableType:
+    """The whole diagnosis: the root cause in full, the other findings in one line each."""
+    root = diagnosis.root_cause
+    if root is None:
+        return Text(f"No failure found in {source} ({diagnosis.lines} lines).", style="green")
+    parts: list[RenderableType] = [finding_view(root, title="root cause")]
+    others = [f for f in diagnosis.findings if f is not root]
+    if others:
+        parts.append(Text("other findings", style="bold"))
+        for finding in others:
+            parts.append(Text(f"  L{finding.first_line:<6} {finding.category} ({finding.rule}, "
+                              f"{finding.library or '—'}, confidence {finding.confidence:.2f})"))
+    return Group(*parts)
+
+
+def rules_table(rules: RuleSet) -> Table:
+    """Every rule: id, name, kind, category, layer, status."""
+    table = Table(title=f"{len(rules)} diagnose rules", title_justify="left")
+    for column in ("id", "name", "kind", "category", "layer", "status"):
+        table.add_column(column)
+    for rule in rules.rules:
+        table.add_row(rule.id, rule.name, rule.kind, rule.category or "—", rule.layer,
+                      rule.status)
+    return table

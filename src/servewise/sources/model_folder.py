@@ -1,0 +1,128 @@
+"""A model in a local folder: ``config.json``, safetensors headers and the shard index.
+
+Only the headers are read (8 bytes, then the JSON header of each ``*.safetensors``), never
+the tensor data, and each header is checked against the file's size. The shard list comes
+from ``model.safetensors.index.json`` when there is one (every shard it names must exist),
+else from the folder's ``*.safetensors`` files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from servewise.errors import FormatError, SourceError
+from servewise.formats.hfconfig import HfConfig, parse_config, parse_quant_config
+from servewise.formats.safetensors import (
+    MAX_HEADER_BYTES,
+    PREFIX_BYTES,
+    SafetensorsHeader,
+    header_length,
+    parse_header,
+    parse_index,
+)
+from servewise.plan.model import ModelInfo
+from servewise.plan.weights import collapse
+
+INDEX_FILE = "model.safetensors.index.json"
+#: ``config.json`` larger than this is refused (real ones are under 100 kB; Qwen3.6's
+#: quantization block makes it 58 kB).
+MAX_CONFIG_BYTES = 16 * 2**20
+
+
+def read_config(folder: Path) -> HfConfig:
+    """The folder's ``config.json``, parsed."""
+    path = folder / "config.json"
+    try:
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise SourceError(f"{path} is {size} bytes, more than a config.json can be",
+                              hint="point at the model folder", path=str(path))
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise SourceError(
+            f"{folder} has no config.json",
+            hint="point at a Hugging Face model folder (config.json and *.safetensors), a "
+            "repository id, or a bundled card (`servewise model --list`)",
+            path=str(folder),
+        ) from None
+    except OSError as exc:
+        raise SourceError(f"cannot read {path}: {exc}", path=str(path)) from None
+    return parse_config(data, source=str(path))
+
+
+def read_header(path: Path, *, limit: int = MAX_HEADER_BYTES) -> SafetensorsHeader:
+    """One file's header, checked against its size on disk."""
+    try:
+        with path.open("rb") as handle:
+            size = path.stat().st_size
+            length = header_length(handle.read(PREFIX_BYTES), limit=limit, source=str(path))
+            if PREFIX_BYTES + length > size:
+                raise FormatError(
+                    "safetensors header", offset=PREFIX_BYTES,
+                    expected=f"{length} header bytes", found=f"a {size}-byte file",
+                    source=str(path),
+                )
+            return parse_header(handle.read(length), file_size=size, source=str(path))
+    except OSError as exc:
+        raise SourceError(f"cannot read {path}: {exc}", path=str(path)) from None
+
+
+def shard_files(folder: Path) -> list[Path]:
+    """The checkpoint's safetensors files: from the index, else every ``*.safetensors``."""
+    index_path = folder / INDEX_FILE
+    if index_path.is_file():
+        index = parse_index(index_path.read_bytes(), source=str(index_path))
+        paths = [folder / name for name in index.files]
+        missing = [p.name for p in paths if not p.is_file()]
+        if missing:
+            raise SourceError(
+                f"{index_path} names {len(missing)} missing shard(s): {', '.join(missing[:5])}",
+                hint="download the whole checkpoint, or remove the stale index",
+                missing=missing,
+            )
+        return paths
+    paths = sorted(folder.glob("*.safetensors"))
+    if not paths:
+        raise SourceError(
+            f"{folder} has no *.safetensors files",
+            hint="servewise reads safetensors checkpoints; convert the model or use a card",
+            path=str(folder),
+        )
+    return paths
+
+
+def read_folder(folder: Path, *, limit: int = MAX_HEADER_BYTES) -> ModelInfo:
+    """A :class:`ModelInfo` for the model in ``folder``."""
+    if not folder.is_dir():
+        raise SourceError(f"{folder} is not a folder", path=str(folder))
+    config = read_config(folder)
+    quant = None
+    quant_path = folder / "hf_quant_config.json"
+    if quant_path.is_file():
+        quant = parse_quant_config(quant_path.read_bytes(), source=str(quant_path))
+    rows: list[tuple[str, str, tuple[int, ...], int]] = []
+    file_bytes = 0
+    paths = shard_files(folder)
+    for path in paths:
+        header = read_header(path, limit=limit)
+        file_bytes += header.file_size
+        rows.extend((t.name, t.dtype, t.shape, t.nbytes) for t in header.tensors)
+    return ModelInfo(
+        ref=str(folder),
+        source="folder",
+        config=config,
+        tensors=tuple(collapse(rows)),
+        files=len(paths),
+        file_bytes=file_bytes,
+        provenance=(str(folder.resolve()),),
+        quant_config=quant,
+    )
+
+
+def looks_like_folder(ref: str) -> bool:
+    """Whether ``ref`` names an existing folder."""
+    try:
+        return Path(ref).expanduser().is_dir()
+    except OSError:
+        return False
+

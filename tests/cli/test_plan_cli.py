@@ -1,0 +1,164 @@
+"""``servewise plan`` and ``servewise model``: the JSON contract, exit codes, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from servewise.cli import app
+from servewise.fastcli import run
+
+STARTUP_KEYS = {"fits", "error", "weights_bytes_per_gpu", "kv_bytes_per_token",
+                "kv_cache_bytes", "kv_cache_tokens", "max_concurrency"}
+SEED = ["MJPansa/DeepSeek-V4-Flash-0731-NVFP4", "--gpu", "rtx-pro-6000-blackwell-max-q:2",
+        "--tp", "2", "--max-model-len", "250000", "--max-num-seqs", "8",
+        "--max-num-batched-tokens", "4096", "--gpu-memory-utilization", "0.95",
+        "--kv-cache-dtype", "fp8", "--enforce-eager", "--engine-version", "0.26.1rc1"]
+
+
+@pytest.fixture(autouse=True)
+def _private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _run(command: str, *args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = run(command, list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_seed_plan_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run("plan", *SEED, "--json", capsys=capsys)
+    data = json.loads(out)
+    assert set(data["startup"]) == STARTUP_KEYS
+    startup = data["startup"]
+    assert code == 0 and startup["fits"] and startup["error"] is None
+    # the seed: 175.6 GB over two GPUs, KV cache "comfortably" allocated at 250,000 tokens
+    assert 75 * 2**30 < startup["weights_bytes_per_gpu"] < 85 * 2**30
+    assert startup["kv_cache_tokens"] >= 250_000 and startup["max_concurrency"] >= 1
+    assert data["layouts"] and all("reason" in layout for layout in data["layouts"])
+
+
+def test_failure_exits_1_with_the_engine_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run("plan", "gpt-oss-120b", "--gpu", "h100:1", "--engine-version",
+                        "0.10.1", "--json", capsys=capsys)
+    data = json.loads(out)
+    assert code == 1 and not data["startup"]["fits"]
+    assert data["startup"]["error"].startswith("No available memory for the cache blocks")
+
+
+def test_recommendations_without_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run("plan", "qwen3-235b-a22b-fp8", "--gpu", "h200:8", "--nodes", "2",
+                        "--max-model-len", "32768", "--context", "8192", "--json",
+                        capsys=capsys)
+    data = json.loads(out)
+    rec = data["recommendation"]
+    assert code == 0 and rec["gpu_memory_utilization"] <= 0.95
+    assert rec["concurrency_at_context"] > 0 and rec["largest_context_tokens"] >= 32768
+    assert any(w["name"].startswith("MoE") for w in rec["workspaces"])
+    assert {layout["nodes"] for layout in data["layouts"]} >= {1, 2}
+    assert data["layouts"][0]["fits"]
+
+
+def test_sglang_default_fraction_and_seed_note(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run("plan", "deepseek-v4-flash", "--gpu", "h200:8", "--engine", "sglang",
+                        "--tp", "8", "--json", capsys=capsys)
+    data = json.loads(out)
+    assert code == 0
+    assert data["startup_detail"]["mem_fraction_static_default"] == 0.897
+    assert any("0.944" in note for note in data["startup_detail"]["notes"])
+
+
+def test_text_output(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run("plan", *SEED, capsys=capsys)
+    assert code == 0 and "KV cache tokens" in out and "layouts (best first)" in out
+    code, out, _ = _run("model", "deepseek-v4-flash", capsys=capsys)
+    assert code == 0 and "experts" in out and "KV per token" in out
+
+
+def test_model_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run("model", "gemma-3-27b-it", "--json", "--tensors", capsys=capsys)
+    data = json.loads(out)
+    assert code == 0 and data["architecture"]["family"] == "dense-hybrid-sliding"
+    assert data["kv"]["sliding_windows"] == [1024]
+    assert sum(t["bytes"] * t["count"] for t in data["tensors"]) == data["weights"]["total_bytes"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["llama-3.1-8b-instruct", "--gpu", "h100:8", "--tp", "3"], "does not divide"),
+        (["llama-3.1-8b-instruct", "--gpu", "nosuchgpu:1"], "unknown GPU"),
+        (["llama-3.1-8b-instruct", "--gpu", "h100:x"], "cannot read --gpu"),
+        (["deepseek-r1", "--gpu", "h100:8", "--dp", "8", "--ep", "4"], "TP x DP"),
+        (["deepseek-r1", "--gpu", "h100:8", "--dp", "3", "--ep", "3"], "does not divide"),
+        (["nothing-here", "--gpu", "h100:1"], "not a model folder"),
+        (["llama-3.1-8b-instruct", "--gpu", "h100:1", "--tp", "2"], "needs 2 GPUs"),
+        (["llama-3.1-8b-instruct", "--gpu", "h100:1", "--gpu-memory-utilization", "1.5"],
+         "fraction"),
+        (["llama-3.1-8b-instruct", "--gpu", "cpu:1"], "CPU backend"),
+    ],
+)
+def test_bad_input_exits_2(args: list[str], message: str,
+                           capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run("plan", *args, "--json", capsys=capsys)
+    assert code == 2
+    data = json.loads(out)
+    assert message in data["message"] and data["hint"]
+    assert "Traceback" not in out + err
+
+
+def test_unknown_gpu_with_memory_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run("plan", "llama-3.1-8b-instruct", "--gpu", "mi300x:1", "--gpu-memory",
+                        "192GiB", "--compute-capability", "9.4", "--max-model-len", "8192",
+                        "--json", capsys=capsys)
+    data = json.loads(out)
+    assert code == 0 and data["gpu"]["memory_source"] == "user"
+    assert data["gpu"]["memory_bytes"] == 192 * 2**30
+
+
+def test_cannot_fit_anywhere_says_by_how_much(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run("plan", "llama-3.1-405b", "--gpu", "rtx-4090:2", capsys=capsys)
+    assert code == 1 and "does not fit anywhere" in err and "GiB per GPU short" in err
+
+
+def test_cpu_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run("plan", "llama-3.1-8b-instruct", "--gpu", "cpu:1", "--kv-cache-memory",
+                        "4GiB", "--max-model-len", "4096", "--json", capsys=capsys)
+    data = json.loads(out)
+    assert code == 0 and data["startup"]["kv_cache_bytes"] <= 4 * 2**30
+    assert data["startup_detail"]["block_size"] == 128
+
+
+def test_folder_without_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run("model", str(tmp_path), "--json", capsys=capsys)
+    assert code == 2 and "config.json" in json.loads(out)["message"]
+    (tmp_path / "config.json").write_text("{broken")
+    code, out, _ = _run("model", str(tmp_path), "--json", capsys=capsys)
+    assert code == 2 and json.loads(out)["error"] == "format_error"
+
+
+def test_typer_app_forwards_to_the_light_path() -> None:
+    result = CliRunner().invoke(app, ["plan", "llama-3.1-8b-instruct", "--gpu", "h100:1",
+                                      "--max-model-len", "8192", "--json"])
+    assert result.exit_code == 0
+    assert set(json.loads(result.stdout)["startup"]) == STARTUP_KEYS
+
+
+def test_console_script_does_not_import_typer_or_rich() -> None:
+    code = ("import sys, runpy; sys.argv = ['servewise', 'plan', 'llama-3.1-8b-instruct', "
+            "'--gpu', 'h100:1', '--json'];\n"
+            "from servewise.fastcli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "assert 'typer' not in sys.modules and 'rich' not in sys.modules, 'heavy import'\n")
+    env = {**os.environ, "SERVEWISE_CACHE_DIR": "/nonexistent-unused"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["startup"]["kv_cache_tokens"] > 0

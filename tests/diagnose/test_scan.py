@@ -1,0 +1,81 @@
+"""The pre-filter changes speed, not results; chunk boundaries change nothing; memory is bounded."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from servewise.diagnose import diagnose_lines, diagnose_text, new_scanner
+from support.diagnose import LOG_FIXTURES, RULE_FIXTURES, SGLANG_SAMPLE, run_text
+
+LOGS = sorted(RULE_FIXTURES.glob("*/*.log")) + sorted(LOG_FIXTURES.glob("*.log")) + [
+    SGLANG_SAMPLE]
+
+
+def _key(text: str, **kwargs: object) -> object:
+    diagnosis = run_text(text, **kwargs).diagnosis  # type: ignore[arg-type]
+    return [f.to_dict() for f in diagnosis.findings]
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_prefilter_and_chunking_do_not_change_the_result(path: Path) -> None:
+    text = path.read_text()
+    full = _key(text, prefilter=False)
+    assert _key(text) == full
+    assert _key(text, chunk=97) == full
+    assert _key(text, engine="aho-corasick", chunk=4096) == full
+
+
+def test_both_prefilter_engines_are_available() -> None:
+    from servewise.diagnose.scan import Prefilter
+
+    data = b"INFO ok\nRuntimeError: boom\nok\nNCCL WARN x\n"
+    engines = ["aho-corasick"]
+    if importlib.util.find_spec("hyperscan") is not None:
+        engines.append("hyperscan")
+    for engine in engines:
+        offsets = Prefilter(["Error", "NCCL WARN"], engine=engine).offsets(data, 0, len(data))
+        assert [data.rfind(b"\n", 0, o) + 1 for o in offsets] == [8, 30]
+
+
+def test_lines_api_equals_text_api() -> None:
+    text = SGLANG_SAMPLE.read_text()
+    assert diagnose_lines(text.splitlines()).to_dict() == diagnose_text(text).to_dict()
+
+
+def test_a_long_healthy_log_keeps_only_the_cause_at_the_end() -> None:
+    serving = "".join(
+        f'INFO:     10.0.0.{i % 250}:4{i:04d} - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
+        f"(APIServer pid=1) INFO 07-31 10:{i % 60:02d}:00 [loggers.py:123] Engine 000: Avg "
+        f"prompt throughput: {i}.1 tokens/s, Avg generation throughput: 88.2 tokens/s, Running: "
+        "3 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.2%, Prefix cache hit rate: 0.0%\n"
+        for i in range(100))
+    healthy = (RULE_FIXTURES / "NOI001" / "negative.log").read_text().replace(
+        "INFO:     Application startup complete.\n",
+        "INFO:     Application startup complete.\n" + serving)
+    failure = (LOG_FIXTURES / "dsv4_deepgemm_hyperconnection.log").read_text()
+    scanner = new_scanner()
+    for _ in range(400):
+        scanner.feed(healthy.encode())
+    scanner.feed(failure.encode())
+    diagnosis = scanner.finish()
+    assert diagnosis.root_cause is not None
+    assert diagnosis.root_cause.library == "deep_gemm"
+    assert diagnosis.runs == 401
+    assert scanner.parsed_lines < scanner.lines / 2  # the pre-filter skipped most lines
+    assert len(diagnosis.findings) == 1
+
+
+def test_a_restart_loop_reports_the_last_failing_run() -> None:
+    first = (LOG_FIXTURES / "dsv4_deepgemm_layout.log").read_text()
+    second = (LOG_FIXTURES / "dsv4_cutlass_dispatch.log").read_text()
+    diagnosis = diagnose_text(first + second)
+    assert diagnosis.root_cause is not None and diagnosis.root_cause.library == "cutlass"
+
+
+def test_wrappers_after_a_deliberate_stop_are_not_a_failure() -> None:
+    text = (RULE_FIXTURES / "NOI001" / "negative.log").read_text()
+    assert "EngineDeadError" in text and "signal=SIGTERM" in text
+    assert diagnose_text(text).root_cause is None

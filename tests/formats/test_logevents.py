@@ -1,0 +1,60 @@
+"""Events from lines: interleaved processes separated, tracebacks and messages reassembled."""
+
+from __future__ import annotations
+
+from servewise.formats.logevents import EventAssembler, normalize_path
+from servewise.formats.logline import parse_line
+
+
+def events(text: str):  # type: ignore[no-untyped-def]
+    assembler = EventAssembler()
+    lines = [line for n, raw in enumerate(text.splitlines(), 1) for line in parse_line(raw, n)]
+    return [e for e in assembler.feed_all(lines) if e.kind != "record" or e.level == "error"]
+
+
+def test_interleaved_worker_tracebacks_are_separated() -> None:
+    p0 = "(Worker_TP0 pid=1) ERROR 06-29 03:35:32 [m.py:1] "
+    p1 = "(Worker_TP1 pid=2) ERROR 06-29 03:35:32 [m.py:1] "
+    text = "\n".join([
+        p0 + "Traceback (most recent call last):", p1 + "Traceback (most recent call last):",
+        p0 + '  File "/a/site-packages/vllm/x.py", line 3, in load_model',
+        p1 + '  File "/a/site-packages/deep_gemm/y.py", line 9, in gemm',
+        p0 + "    code()", p1 + "    code()",
+        p0 + "torch.OutOfMemoryError: CUDA out of memory.",
+        p1 + "RuntimeError: Assertion error (csrc/apis/layout.hpp:60): Unknown SF transformation",
+    ])
+    found = {e.process: e for e in events(text) if e.kind == "traceback"}
+    assert found["Worker_TP0 pid=1"].exception == "torch.OutOfMemoryError"
+    assert [f.function for f in found["Worker_TP0 pid=1"].frames] == ["load_model"]
+    assert found["Worker_TP1 pid=2"].frames[0].path == "/a/site-packages/deep_gemm/y.py"
+    assert found["Worker_TP1 pid=2"].exception_line == 8
+
+
+def test_sglang_traceback_lines_follow_the_prefixed_header() -> None:
+    text = ("[2025-04-11 08:12:44 TP7] Scheduler hit an exception: Traceback (most recent call "
+            "last):\n  File \"/sgl/cuda_graph_runner.py\", line 269, in __init__\n    raise X(\n"
+            "Exception: Capture cuda graph failed: CUDA out of memory.\n")
+    (traceback,) = events(text)
+    assert traceback.process == "TP7" and traceback.header == "Scheduler hit an exception"
+    assert traceback.text == "Exception: Capture cuda graph failed: CUDA out of memory."
+
+
+def test_headless_excerpt_and_wrapped_message() -> None:
+    (event,) = events('  File "/x/model_runner.py", line 216, in initialize\n'
+                      "    self.init_cuda_graphs()\nValueError: first line\n  second line\n")
+    assert event.headless and event.message == "first line\n  second line"
+    (exc,) = events("RuntimeError: dispatch_scaled_mm,\n  /w/c3x/scaled_mm_helper.hpp:17\n")
+    assert exc.kind == "exception" and exc.message.endswith("scaled_mm_helper.hpp:17")
+
+
+def test_cpp_backtrace_attaches_to_the_assertion() -> None:
+    (event,) = events("[TensorRT-LLM][ERROR] Assertion failed: Unsupported architecture (f.cpp:87)"
+                      "\n1       0x7f1 tensorrt_llm::common::throwRuntimeError(char const*) + 100"
+                      "\n2       0x7f2 fmhaRunner::setup() + 20\n")
+    assert event.message.count("\n") == 2 and event.last_line == 3
+
+
+def test_normalize_path() -> None:
+    assert normalize_path("/x/deepgemm/csrc/apis/../jit_kernels/impls/../heuristics/../../utils/"
+                          "layout.hpp") == "/x/deepgemm/csrc/utils/layout.hpp"
+    assert normalize_path("a\\b\\c.py") == "a/b/c.py"

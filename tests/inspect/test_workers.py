@@ -1,0 +1,57 @@
+"""Worker processes: results for every item, and no worker left when the consumer stops."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from servewise.errors import SourceError
+from servewise.inspect.workers import run_in_workers
+from support.processes import alive
+
+
+def square(item: int) -> dict[str, int]:
+    return {"pid": os.getpid(), "value": item * item}
+
+
+def slow(item: float) -> float:
+    time.sleep(item)
+    return item
+
+
+def suicide(item: int) -> int:
+    if item == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return item
+
+
+def test_every_item_once_on_several_workers() -> None:
+    results = dict(run_in_workers(square, list(range(40)), 3))
+    assert {number: r["value"] for number, r in results.items()} == {i: i * i for i in range(40)}
+    pids = {r["pid"] for r in results.values()}
+    assert os.getpid() not in pids and 1 <= len(pids) <= 3
+    assert not [pid for pid in pids if alive(pid)]
+
+
+def test_largest_first_items_spread_over_workers() -> None:
+    # Handed out in order to whichever worker is free: two long items run side by side.
+    start = time.monotonic()
+    finished = [number for number, _ in run_in_workers(slow, [0.6, 0.6, 0.01, 0.01], 2)]
+    assert sorted(finished) == [0, 1, 2, 3]
+    assert time.monotonic() - start < 1.1  # not 1.2 s in a row: a correctness check of sharing
+
+
+def test_stopping_early_kills_every_worker() -> None:
+    results = run_in_workers(square, list(range(100)), 2)
+    _number, first = next(results)
+    results.close()
+    assert not alive(first["pid"])
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
+    with pytest.raises(SourceError) as info:
+        list(run_in_workers(suicide, list(range(8)), 2, what=lambda n: f"member {n}"))
+    assert "died (exit code -9)" in info.value.message and "member 3" in info.value.message

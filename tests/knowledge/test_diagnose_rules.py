@@ -1,0 +1,111 @@
+"""The rule database and its tables validate, and a user folder extends them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from servewise.errors import UsageError
+from servewise.knowledge._load import DataFileError
+from servewise.knowledge.diagnose_rules import load_rules
+from servewise.knowledge.diagnose_tables import LAYERS
+
+RULES = load_rules(Path("/nonexistent"))
+TAXONOMY = {
+    "oom_weight_load", "oom_profile_run", "oom_cudagraph_capture", "oom_workspace_alloc",
+    "oom_runtime", "kv_cache_insufficient", "kv_cache_no_memory", "startup_free_memory_low",
+    "host_oom_killed", "max_model_len_exceeds_derived", "tp_heads_indivisible",
+    "kv_cache_dtype_unsupported", "dtype_unsupported_gpu", "quant_unsupported_gpu",
+    "unknown_model_arch", "trust_remote_code_required", "tokenizer_load_error", "hf_auth_gated",
+    "model_not_found", "disk_full", "port_in_use", "kernel_unsupported_arch",
+    "kernel_unsupported_dtype", "fa_arch_unsupported", "no_kernel_image",
+    "kernel_launch_resource_exceeded", "toolchain_arch_unknown", "toolchain_missing_libcuda",
+    "binary_abi_mismatch", "driver_too_old", "no_gpu_visible", "hardware_fault",
+    "nccl_shm_too_small", "nccl_system_error", "nccl_ib_error", "nccl_p2p_hang",
+    "distributed_init_timeout", "load_timeout", "ray_multinode_placement",
+}
+
+
+def test_every_taxonomy_category_has_a_rule() -> None:
+    covered = {rule.category for rule in RULES.rules if rule.category}
+    assert covered >= TAXONOMY
+    new = {c.id for c in RULES.categories.values() if c.new}
+    assert covered - TAXONOMY - {"unknown", "root_cause_missing"} == new
+    assert all(RULES.categories[c].notes for c in new)
+
+
+def test_every_rule_is_complete() -> None:
+    ids = [rule.id for rule in RULES.rules]
+    assert len(ids) == len(set(ids))
+    for rule in RULES.rules:
+        assert rule.layer in LAYERS and rule.sources and rule.fixes and rule.explanation
+        if rule.kind not in ("fallback", "noise"):
+            assert rule.example and rule.signatures and rule.keywords
+        assert rule.file.endswith(f"{rule.id}.toml")
+
+
+def test_lookup_by_id_name_or_category() -> None:
+    assert RULES.find("mem004").id == "MEM004"
+    assert RULES.find("workspace-allocation-out-of-memory").id == "MEM004"
+    assert RULES.find("oom_workspace_alloc").id == "MEM004"
+    with pytest.raises(UsageError) as info:
+        RULES.find("MEM0004")
+    assert "MEM004" in info.value.fields["close_matches"]
+
+
+def _user_rule(folder: Path, text: str) -> Path:
+    (folder / "diagnose").mkdir(parents=True, exist_ok=True)
+    path = folder / "diagnose" / "USR001.toml"
+    path.write_text(text)
+    return path
+
+
+USER_RULE = '''
+id = "USR001"
+name = "our-lab-storage-quota"
+summary = "The lab's storage quota was hit"
+category = "disk_full"
+kind = "cause"
+status = "preview"
+engines = ["vllm"]
+layer = "host"
+library = "host"
+keywords = ["Disk quota exceeded"]
+explanation = "Our NFS home has a quota."
+example = "OSError: [Errno 122] Disk quota exceeded"
+
+[[signature]]
+pattern = 'Disk quota exceeded'
+
+[[fix]]
+text = "Ask for more quota."
+'''
+
+
+def test_a_user_rule_is_added_and_runs(tmp_path: Path) -> None:
+    from servewise.diagnose import diagnose_text
+
+    _user_rule(tmp_path, USER_RULE)
+    rules = load_rules(tmp_path)
+    assert rules.get("USR001") is not None and len(rules) == len(RULES) + 1
+    root = diagnose_text("OSError: [Errno 122] Disk quota exceeded\n", rules=rules).root_cause
+    assert root is not None and root.rule == "USR001"
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    (("kind = \"cause\"", "kind = \"cuase\""), "kind"),
+    (("layer = \"host\"", "layer = \"disk\""), "layer"),
+    (("pattern = 'Disk quota exceeded'", "pattern = 'Disk (quota'"), "signature"),
+    (("keywords = [\"Disk quota exceeded\"]", "keywords = [\"quota!\"]"), "signature"),
+    (("category = \"disk_full\"", "category = \"full_disk\""), "category"),
+    (("text = \"Ask for more quota.\"", "text = \"Ask for {quota_gib} GiB.\""), "fix"),
+    (("name = \"our-lab-storage-quota\"", "name = \"Our Lab\""), "name"),
+])
+def test_a_bad_rule_names_file_and_field(tmp_path: Path, change: tuple[str, str],
+                                         field: str) -> None:
+    path = _user_rule(tmp_path, USER_RULE.replace(*change))
+    with pytest.raises(DataFileError) as info:
+        load_rules(tmp_path)
+    assert info.value.fields["file"] == str(path)
+    assert info.value.fields["field"] == field
