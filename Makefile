@@ -46,6 +46,8 @@ fixtures:
 
 bench: test-deps
 	$(BIN)/python benchmarks/gate_speed.py
+	$(BIN)/python benchmarks/bench_http_clients.py
+	$(BIN)/python benchmarks/bench_client_speed.py
 	$(BIN)/python benchmarks/identity_speed.py
 
 ## Images in a local registry against skopeo (needs Debian's skopeo).

@@ -180,3 +180,25 @@ def test_two_openers_of_a_new_store_migrate_it_once(tmp_path: Path) -> None:
     thread.join(timeout=30)
     holder.close()
     assert opened == [{"k": {"ok": True}}]
+
+
+def test_bench_runs_round_trip(tmp_path: Path) -> None:
+    document = {"run_id": "bench-1", "url": "http://h/v1/completions", "model": "m",
+                "results": [{"workload": {"max_concurrency": 1}}]}
+    rows = [(0, "warmup", 0, {"seq": 0, "phase": "warmup"}),
+            (0, "measure", 1, {"seq": 1, "phase": "measure"}),
+            (0, "measure", 0, {"seq": 0, "phase": "measure"})]
+    with Store(tmp_path / "s.db") as store:
+        store.put_bench_run("bench-1", document, rows)
+        store.put_bench_run("bench-2", {**document, "run_id": "bench-2"}, [])
+        assert [d["run_id"] for d in store.bench_runs()] == ["bench-2", "bench-1"]
+        assert store.bench_runs(limit=1)[0]["run_id"] == "bench-2"
+        assert store.bench_run("bench-1") == document
+        assert store.bench_run("nope") is None
+        found = store.bench_requests("bench-1")
+        assert [(r["phase"], r["seq"]) for r in found] == [("warmup", 0), ("measure", 0),
+                                                           ("measure", 1)]
+        assert all(r["level"] == 0 for r in found)
+        with pytest.raises(StoreError):  # the same run id twice; nothing half-written
+            store.put_bench_run("bench-1", document, rows)
+        assert len(store.bench_requests("bench-1")) == 3

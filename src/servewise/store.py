@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,26 @@ _MIGRATIONS: tuple[str, ...] = (
         data TEXT NOT NULL,
         created_at REAL NOT NULL,
         PRIMARY KEY (repo, revision)
+    )
+    """,
+    # bench: one row per run (the JSON document), one per request (the raw record).
+    """
+    CREATE TABLE bench_runs (
+        run_id TEXT PRIMARY KEY,
+        created_at REAL NOT NULL,
+        url TEXT NOT NULL,
+        model TEXT NOT NULL,
+        document TEXT NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE bench_requests (
+        run_id TEXT NOT NULL REFERENCES bench_runs(run_id),
+        level INTEGER NOT NULL,
+        phase TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (run_id, level, phase, seq)
     )
     """,
 )
@@ -159,6 +180,60 @@ class Store:
             "created_at) VALUES (?, ?, ?, ?, ?, ?)",
             (repo, revision, sha, reader, json.dumps(data, separators=(",", ":")), time.time()),
         )
+
+    def put_bench_run(self, run_id: str, document: dict[str, Any],
+                      requests: Sequence[tuple[int, str, int, dict[str, Any]]]) -> None:
+        """Keep one benchmark run: its document and ``(level, phase, seq, record)`` rows."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(
+                "INSERT INTO bench_runs (run_id, created_at, url, model, document) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (run_id, time.time(), str(document.get("url", "")),
+                 str(document.get("model", "")), json.dumps(document, separators=(",", ":"))),
+            )
+            self._db.executemany(
+                "INSERT INTO bench_requests (run_id, level, phase, seq, record) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(run_id, level, phase, seq, json.dumps(record, separators=(",", ":")))
+                 for level, phase, seq, record in requests],
+            )
+            self._db.execute("COMMIT")
+        except sqlite3.Error as error:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise StoreError(
+                f"cannot write the store at {self.path}: {error}",
+                hint="check free disk space, or pass --no-store",
+                path=str(self.path),
+            ) from None
+
+    def bench_runs(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The latest benchmark runs' documents, newest first."""
+        rows = self._read("SELECT document FROM bench_runs ORDER BY created_at DESC LIMIT ?",
+                          (limit,))
+        return [json.loads(document) for (document,) in rows]
+
+    def bench_run(self, run_id: str) -> dict[str, Any] | None:
+        """One run's document, or None when there is no such run."""
+        rows = self._read("SELECT document FROM bench_runs WHERE run_id = ?", (run_id,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def bench_requests(self, run_id: str) -> list[dict[str, Any]]:
+        """One run's raw request records, each with its ``level`` index, in order."""
+        rows = self._read("SELECT level, record FROM bench_requests WHERE run_id = ? "
+                          "ORDER BY level, phase DESC, seq", (run_id,))
+        return [{"level": level, **json.loads(record)} for level, record in rows]
+
+    def _read(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        try:
+            return list(self._db.execute(query, args))
+        except sqlite3.Error as error:
+            raise StoreError(
+                f"cannot read the store at {self.path}: {error}",
+                hint="delete the file to start a fresh store",
+                path=str(self.path),
+            ) from None
 
     def close(self) -> None:
         """Close the connection."""

@@ -9,14 +9,14 @@ failed, 2 bad usage or unreadable input.
 
 from __future__ import annotations
 
-from servewise.cli import build, diagnose, images
+from servewise.cli import bench, build, diagnose, images
 from servewise.cli import diff as diff_command
 from servewise.cli import plan as plan_commands
 from servewise.cli import version as version_command
 from servewise.cli._common import app
 
 __all__ = [
-    "app", "build", "diagnose", "diff_command", "images", "main", "plan_commands",
+    "app", "bench", "build", "diagnose", "diff_command", "images", "main", "plan_commands",
     "version_command",
 ]
 

@@ -1,0 +1,1 @@
+"""Serving benchmarks against OpenAI-compatible endpoints: client, load, workloads, metrics."""

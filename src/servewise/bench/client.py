@@ -1,0 +1,234 @@
+"""The streaming client: one request in, one :class:`RequestRecord` out, never a hang.
+
+It runs on :class:`~servewise.bench.http.HttpPool` (why not aiohttp or httpx: see that module
+and ``benchmarks/bench_http_clients.py``): one pool per load level, with a connection limit
+equal to the concurrency, keep-alive, explicit connect and read timeouts (the read timeout is
+the longest silence allowed, for headers and body alike). Each network read is timestamped
+once, then split into events by the pure :class:`~servewise.formats.sse.SseDecoder` and read
+by :func:`~servewise.formats.openai_stream.parse_chunk`. Latencies start when the request's
+bytes were written. Failures become :class:`~servewise.bench.records.RequestError` values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from operator import sub
+from time import perf_counter
+from typing import Literal
+from urllib.parse import urlsplit
+
+from servewise.bench.http import HttpFailure, HttpPool
+from servewise.bench.records import CountSource, RequestError, RequestRecord
+from servewise.errors import FormatError
+from servewise.formats.http1 import ResponseHead
+from servewise.formats.openai_stream import DONE, parse_chunk
+from servewise.formats.sse import SseDecoder
+
+#: How much of an error body is kept.
+ERROR_BODY_LIMIT = 2000
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    """Where and how to send."""
+
+    url: str
+    """The full endpoint URL (``.../v1/completions`` or ``.../v1/chat/completions``)."""
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 600.0
+    limit: int = 0
+    """Connections at most (the concurrency); 0 means no limit (rate mode)."""
+    api_key: str | None = None
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One request ready to send."""
+
+    seq: int
+    phase: Literal["warmup", "measure"]
+    request_id: str
+    body: bytes
+    """The JSON body, already encoded."""
+    max_tokens: int
+    expected_prompt_tokens: int | None
+    at_s: float | None = None
+    """When to send it, in seconds after its phase began (rate mode), else None."""
+
+
+def settle_counts(
+    times: list[float], texts: list[str], ids: list[int], cumulative: list[int]
+) -> tuple[tuple[float, ...], tuple[int, ...], CountSource]:
+    """Per-chunk token counts from what the chunks said, best source first.
+
+    ``ids[i]`` is the number of token ids chunk ``i`` listed (-1: none listed);
+    ``cumulative[i]`` its ``usage.completion_tokens`` (-1: no usage). Only chunks with at
+    least one token are kept, so role-only and empty finish chunks drop out.
+    """
+    # This runs as each request ends, often while hundreds of others end too: the common
+    # cases go through C-level builtins rather than Python loops.
+    counts: list[int]
+    if max(ids, default=-1) >= 0:
+        counts = [max(n, 0) for n in ids]
+        source: CountSource = "token_ids"
+    elif max(cumulative, default=-1) >= 0:
+        source = "continuous_usage"
+        counts = list(map(sub, cumulative, [0, *cumulative[:-1]]))
+        if min(cumulative) < 0 or min(counts) < 0:  # gaps or a count going back: slow path
+            counts, previous = [], 0
+            for value in cumulative:
+                counts.append(max(value - previous, 0) if value >= 0 else 0)
+                previous = max(previous, value)
+    else:
+        counts = [1 if text else 0 for text in texts]
+        source = "chunks"
+    if min(counts, default=1) > 0:
+        return tuple(times), tuple(counts), source
+    kept = [i for i, n in enumerate(counts) if n > 0]
+    return tuple(times[i] for i in kept), tuple(counts[i] for i in kept), source
+
+
+class _StreamSink:
+    """Reads one streamed answer: events, their arrival times and what they say."""
+
+    __slots__ = ("cumulative", "decoder", "done", "error", "error_body", "events", "finish",
+                 "ids", "kind", "status", "texts", "times", "usage_in", "usage_out")
+
+    def __init__(self) -> None:
+        self.decoder = SseDecoder()
+        self.times: list[float] = []
+        self.texts: list[str] = []
+        self.ids: list[int] = []
+        self.cumulative: list[int] = []
+        self.usage_out: int | None = None
+        self.usage_in: int | None = None
+        self.finish: str | None = None
+        self.done = False
+        self.error: tuple[str, str] | None = None
+        self.error_body = b""
+        self.status = 0
+        self.kind = "stream"
+        self.events = 0
+
+    def head(self, head: ResponseHead, now: float) -> None:
+        self.status = head.status
+        if head.status != 200:
+            self.kind = "status"
+        elif head.content_type != "text/event-stream":
+            self.kind = "not_streaming"
+            self.error = ("not_streaming", f"the answer is {head.content_type or 'untyped'}, "
+                          "not text/event-stream: the server ignored \"stream\": true")
+
+    def data(self, piece: bytes, now: float) -> bool:
+        if self.kind != "stream":
+            self.error_body += piece[: ERROR_BODY_LIMIT - len(self.error_body)]
+            return self.kind == "status" and len(self.error_body) < ERROR_BODY_LIMIT
+        for event in self.decoder.feed(piece):
+            self.events += 1
+            data = event.data
+            if data == DONE:
+                self.done = True
+                continue
+            try:
+                chunk = parse_chunk(data)
+            except FormatError as error:
+                self.error = ("malformed", error.message)
+                return False
+            if chunk.error is not None:
+                self.error = ("stream_error", chunk.error)
+                return False
+            if chunk.has_choices:
+                self.times.append(now)
+                self.texts.append(chunk.text)
+                self.ids.append(-1 if chunk.token_ids is None else chunk.token_ids)
+                self.cumulative.append(-1 if chunk.completion_tokens is None
+                                       else chunk.completion_tokens)
+                if chunk.finish_reason is not None:
+                    self.finish = chunk.finish_reason
+            elif chunk.completion_tokens is not None:
+                self.usage_out = chunk.completion_tokens
+            if chunk.prompt_tokens is not None:
+                self.usage_in = chunk.prompt_tokens
+        return True
+
+
+class StreamClient:
+    """A connection pool for one load level; use as ``async with``."""
+
+    def __init__(self, options: ClientOptions) -> None:
+        self.options = options
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        if options.api_key:
+            headers["Authorization"] = f"Bearer {options.api_key}"
+        self._pool = HttpPool(options.url, connect_timeout_s=options.connect_timeout_s,
+                              read_timeout_s=options.read_timeout_s, limit=options.limit,
+                              headers=headers)
+        self._path = urlsplit(options.url).path or "/"
+        self.chunks = 0
+        """Events read so far (a measure of the client's own work)."""
+
+    async def __aenter__(self) -> StreamClient:
+        await self._pool.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._pool.__aexit__(*exc)
+
+    async def send(self, request: Outgoing, scheduled: float | None = None) -> RequestRecord:
+        """Send one request and read its stream to the end; errors come back as data.
+
+        ``scheduled`` is the clock reading the arrival process wanted it sent at.
+        """
+        sink = _StreamSink()
+        started = perf_counter()
+        sent = started
+        failure: tuple[str, str] | None = None
+        wire = self._pool.build("POST", self._path, request.body,
+                                f"X-Request-Id: {request.request_id}\r\n")
+        try:
+            sent, _ = await self._pool.exchange(wire, sink)
+        except HttpFailure as exc:
+            failure = (exc.kind, exc.message)
+            sent = exc.sent or started
+        except FormatError as exc:
+            failure = ("malformed", exc.message)
+        ended = perf_counter()
+        sink.decoder.close()
+        self.chunks += sink.events
+        if failure is None:
+            failure = sink.error
+        if failure is None and sink.kind == "status":
+            failure = ("http_status", f"HTTP {sink.status}: "
+                       f"{sink.error_body.decode('utf-8', 'replace')}")
+        if failure is None and not sink.done and sink.finish is None:
+            failure = ("incomplete", "the stream ended without [DONE] or a finish reason")
+        error = None
+        if failure is not None:
+            error = RequestError(failure[0], failure[1],  # type: ignore[arg-type]
+                                 sink.status or None, ended - sent, len(sink.times))
+        chunk_times, chunk_tokens, source = settle_counts(sink.times, sink.texts, sink.ids,
+                                                          sink.cumulative)
+        usage_out = sink.usage_out
+        if usage_out is None and source == "continuous_usage":
+            usage_out = max(sink.cumulative)
+        total = usage_out if usage_out is not None else sum(chunk_tokens)
+        return RequestRecord(
+            seq=request.seq,
+            phase=request.phase,
+            request_id=request.request_id,
+            scheduled=scheduled,
+            started=started,
+            sent=sent,
+            ended=ended,
+            chunk_times=chunk_times,
+            chunk_tokens=chunk_tokens,
+            count_source=source,
+            output_tokens=total,
+            output_tokens_source="usage" if usage_out is not None else "chunks",
+            prompt_tokens=sink.usage_in,
+            expected_prompt_tokens=request.expected_prompt_tokens,
+            max_tokens=request.max_tokens,
+            finish_reason=sink.finish,
+            error=error,
+            chunk_texts=(tuple(t for t in sink.texts if t) if source == "chunks" else ()),
+        )

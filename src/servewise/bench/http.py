@@ -1,0 +1,330 @@
+"""A small HTTP/1.1 client on asyncio protocols, built for timing streamed answers.
+
+Why not aiohttp or httpx: aiohttp reads streams fast, but a request costs it about 125 µs of
+Python and httpx about 4.5 ms (``benchmarks/bench_http_clients.py``; 57 µs here, SSE and JSON
+work included), so when 256 streams end and restart together the client is busy for tens of
+milliseconds and every first token that arrives meanwhile is timed late. Here a request is
+one pre-built ``bytes`` written to a kept-alive connection, and the answer is parsed in the
+protocol's ``data_received`` callback, which timestamps each network read once and hands
+the body straight to a :class:`BodySink` — no stream reader and no task switch per chunk.
+
+What it does: ``http`` and ``https`` (the standard library's TLS), a pool of keep-alive
+connections with an optional limit, a connect timeout, a read timeout (the longest silence
+allowed, headers and body alike, enforced by one watchdog for all requests), one retry on a
+fresh connection when a reused one turns out closed before any answer, and failures as
+:class:`HttpFailure` with the benchmark's error kinds. The response head and body framing
+are parsed by :mod:`servewise.formats.http1`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import ssl
+from time import perf_counter
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from servewise import __version__
+from servewise.errors import FormatError, UsageError
+from servewise.formats.http1 import MAX_HEAD, BodyReader, ResponseHead, parse_head
+
+#: How often the watchdog looks for silent requests, at most.
+WATCHDOG_TICK_S = 0.1
+
+
+class HttpFailure(Exception):
+    """A request that failed below HTTP semantics: connecting, timing out, breaking off."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.sent: float | None = None
+        """When the request was written, if it was."""
+
+
+class BodySink(Protocol):
+    """Receives one answer as it arrives."""
+
+    def head(self, head: ResponseHead, now: float) -> None:
+        """The status line and headers arrived at ``now``."""
+
+    def data(self, piece: bytes, now: float) -> bool:
+        """Body bytes that arrived at ``now``; return False to stop reading (and close)."""
+        ...
+
+
+class _Exchange:
+    """One request on one connection, from write to the end of the answer."""
+
+    __slots__ = ("body", "buffer", "future", "got_bytes", "head", "last", "sent", "sink",
+                 "stopped")
+
+    def __init__(self, sink: BodySink, future: asyncio.Future[None]) -> None:
+        self.sink = sink
+        self.future = future
+        self.buffer = b""
+        self.head: ResponseHead | None = None
+        self.body: BodyReader | None = None
+        self.sent = 0.0
+        self.last = 0.0
+        self.got_bytes = False
+        self.stopped = False
+        """The sink stopped early: the connection cannot be reused."""
+
+    def fail(self, failure: BaseException) -> None:
+        if not self.future.done():
+            self.future.set_exception(failure)
+
+    def feed(self, data: bytes, now: float) -> None:
+        """Bytes from the connection; completes the future at the end of the body."""
+        self.last = now
+        self.got_bytes = True
+        if self.body is None:
+            self.buffer += data
+            cut = self.buffer.find(b"\r\n\r\n")
+            if cut < 0:
+                if len(self.buffer) > MAX_HEAD:
+                    raise FormatError("HTTP response", offset=0, expected=f"a head within "
+                                      f"{MAX_HEAD} bytes", found=f"{len(self.buffer)} bytes")
+                return
+            head = parse_head(self.buffer[:cut])
+            data = self.buffer[cut + 4:]
+            self.buffer = b""
+            if 100 <= head.status < 200:  # an interim answer: the real one follows
+                if data:
+                    self.feed(data, now)
+                return
+            self.head = head
+            self.body = BodyReader(head)
+            self.sink.head(head, now)
+        for piece in self.body.feed(data):
+            if not self.sink.data(piece, now):
+                self.stopped = True
+                break
+        if (self.stopped or self.body.done) and not self.future.done():
+            self.future.set_result(None)
+
+    def lost(self, error: BaseException | None) -> None:
+        """The connection closed: the end of a read-until-close body, or a failure."""
+        if self.future.done():
+            return
+        if self.body is not None and self.body.until_close and error is None:
+            self.future.set_result(None)
+            return
+        reason = f": {error}" if error else ""
+        self.fail(HttpFailure("disconnect", "the connection closed before the answer ended"
+                              + reason))
+
+
+class _Connection(asyncio.Protocol):
+    """A connection to the server; carries one exchange at a time."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.exchange: _Exchange | None = None
+        self.closed = False
+        self.used = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        now = perf_counter()
+        exchange = self.exchange
+        if exchange is None:  # bytes nobody asked for: the connection is not usable
+            self.abort()
+            return
+        try:
+            exchange.feed(data, now)
+        except FormatError as error:
+            exchange.fail(error)
+            self.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        if self.exchange is not None:
+            self.exchange.lost(exc)
+
+    def send(self, exchange: _Exchange, request: bytes) -> None:
+        assert self.transport is not None
+        self.exchange = exchange
+        self.used = True
+        # Stamped just before the write: the server cannot have the request any earlier.
+        exchange.sent = exchange.last = perf_counter()
+        self.transport.write(request)
+
+    def abort(self) -> None:
+        self.closed = True
+        if self.transport is not None:
+            self.transport.abort()
+
+
+class HttpPool:
+    """Keep-alive connections to one server; use as ``async with``."""
+
+    def __init__(self, url: str, *, connect_timeout_s: float = 10.0,
+                 read_timeout_s: float = 600.0, limit: int = 0,
+                 headers: dict[str, str] | None = None) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UsageError(f"not an HTTP URL: {url!r}",
+                             hint="give the server's address, e.g. http://127.0.0.1:8000")
+        self.host = parts.hostname
+        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+        self.tls = parts.scheme == "https"
+        self.connect_timeout_s = connect_timeout_s
+        self.read_timeout_s = read_timeout_s
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        default_port = self.port == (443 if self.tls else 80)
+        fields = {"Host": host if default_port else f"{host}:{self.port}",
+                  "User-Agent": f"servewise/{__version__}", **(headers or {})}
+        self._fixed = "".join(f"{k}: {v}\r\n" for k, v in fields.items())
+        self._idle: list[_Connection] = []
+        self._open: set[_Connection] = set()
+        self._active: set[_Exchange] = set()
+        self._slots = asyncio.Semaphore(limit) if limit > 0 else None
+        self._watchdog: asyncio.Task[None] | None = None
+        self._ssl: ssl.SSLContext | None = ssl.create_default_context() if self.tls else None
+
+    async def __aenter__(self) -> HttpPool:
+        self._watchdog = asyncio.create_task(self._watch())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watchdog
+        for connection in list(self._open):
+            if connection.transport is not None:
+                connection.transport.close()
+        self._open.clear()
+        self._idle.clear()
+
+    def build(self, method: str, path: str, body: bytes, headers: str = "") -> bytes:
+        """The request's bytes: request line, fixed and extra header fields, body."""
+        return (f"{method} {path} HTTP/1.1\r\n{self._fixed}{headers}"
+                f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1") + body
+
+    async def _connect(self) -> _Connection:
+        loop = asyncio.get_running_loop()
+        try:
+            _, connection = await asyncio.wait_for(
+                loop.create_connection(_Connection, self.host, self.port, ssl=self._ssl),
+                self.connect_timeout_s)
+        except TimeoutError:
+            raise HttpFailure("connect_timeout", f"no connection to {self.host}:{self.port} "
+                              f"within {self.connect_timeout_s:g} s") from None
+        except OSError as error:
+            raise HttpFailure("connect", f"cannot connect to {self.host}:{self.port}: "
+                              f"{error}") from None
+        self._open.add(connection)
+        return connection
+
+    async def exchange(self, request: bytes, sink: BodySink) -> tuple[float, ResponseHead]:
+        """Send ``request`` and feed the answer to ``sink``; return (sent time, head).
+
+        Raises :class:`HttpFailure` (connect, connect_timeout, read_timeout, disconnect) or
+        :class:`FormatError` (not HTTP/1.1).
+        """
+        if self._slots is not None:
+            async with self._slots:
+                return await self._exchange(request, sink)
+        return await self._exchange(request, sink)
+
+    async def _exchange(self, request: bytes, sink: BodySink) -> tuple[float, ResponseHead]:
+        for attempt in (0, 1):
+            connection = None
+            while self._idle:
+                candidate = self._idle.pop()
+                if not candidate.closed:
+                    connection = candidate
+                    break
+            if connection is None:
+                connection = await self._connect()
+            reused = connection.used
+            exchange = _Exchange(sink, asyncio.get_running_loop().create_future())
+            connection.send(exchange, request)
+            self._active.add(exchange)
+            try:
+                await exchange.future
+            except HttpFailure as failure:
+                failure.sent = exchange.sent
+                self._forget(connection)
+                if (attempt == 0 and reused and failure.kind == "disconnect"
+                        and not exchange.got_bytes):
+                    continue  # a kept-alive connection the server had closed meanwhile
+                raise
+            except BaseException:
+                self._forget(connection)
+                raise
+            finally:
+                self._active.discard(exchange)
+            assert exchange.head is not None
+            connection.exchange = None
+            body_done = exchange.body is not None and exchange.body.done
+            if exchange.stopped or not body_done or not exchange.head.keep_alive:
+                self._forget(connection)
+            else:
+                self._idle.append(connection)
+            return exchange.sent, exchange.head
+        raise AssertionError("unreachable")
+
+    async def call_json(self, method: str, path: str,
+                        body: Any | None = None) -> tuple[int, Any]:
+        """A small JSON call (``/tokenize``, ``/v1/models``): ``(status, parsed body)``.
+
+        The body is None when the answer is not JSON. Raises what :meth:`exchange` raises.
+        """
+        data = b"" if body is None else json.dumps(body).encode()
+        sink = CollectSink()
+        await self.exchange(self.build(method, path, data), sink)
+        try:
+            return sink.status, json.loads(sink.body)
+        except ValueError:
+            return sink.status, None
+
+    def _forget(self, connection: _Connection) -> None:
+        connection.exchange = None
+        if not connection.closed:
+            connection.abort()
+        self._open.discard(connection)
+
+    async def _watch(self) -> None:
+        tick = min(WATCHDOG_TICK_S, self.read_timeout_s / 4)
+        while True:
+            await asyncio.sleep(tick)
+            now = perf_counter()
+            for exchange in list(self._active):
+                if now - exchange.last > self.read_timeout_s:
+                    exchange.fail(HttpFailure("read_timeout", f"nothing read for "
+                                              f"{self.read_timeout_s:g} s"))
+
+
+class CollectSink:
+    """Keeps a whole (small) body: for JSON calls such as ``/tokenize``."""
+
+    def __init__(self, limit: int = 64 * 2**20) -> None:
+        self.limit = limit
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.status = 0
+
+    def head(self, head: ResponseHead, now: float) -> None:
+        """Note the status."""
+        self.status = head.status
+
+    def data(self, piece: bytes, now: float) -> bool:
+        """Keep the piece, up to the limit."""
+        self.parts.append(piece)
+        self.size += len(piece)
+        return self.size <= self.limit
+
+    @property
+    def body(self) -> bytes:
+        """Everything received."""
+        return b"".join(self.parts)

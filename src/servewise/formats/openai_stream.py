@@ -1,0 +1,93 @@
+"""The JSON of one streamed OpenAI-compatible response chunk (completions or chat).
+
+Pure: the ``data`` of one server-sent event in, a :class:`StreamChunk` out. Understands what
+vLLM and SGLang put there besides OpenAI's own fields: per-chunk ``token_ids`` (vLLM's
+``return_token_ids``), per-chunk cumulative ``usage`` (``stream_options.continuous_usage_stats``),
+reasoning text (``reasoning_content`` / ``reasoning``) and error objects sent mid-stream.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from servewise.errors import FormatError
+
+DONE = "[DONE]"
+"""The data of the event that ends an OpenAI stream."""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamChunk:
+    """What one chunk says about the output."""
+
+    text: str
+    """New output text: ``choices[0].text`` (completions) or the delta's content plus its
+    reasoning text (chat)."""
+    token_ids: int | None
+    """How many token ids the chunk lists (``choices[0].token_ids``), when it lists them."""
+    completion_tokens: int | None
+    """``usage.completion_tokens`` when the chunk carries usage (cumulative so far)."""
+    prompt_tokens: int | None
+    """``usage.prompt_tokens`` when the chunk carries usage."""
+    finish_reason: str | None
+    has_choices: bool
+    """Whether the chunk has a choice at all (a final usage-only chunk has none)."""
+    error: str | None = None
+    """The server's error message when the chunk is an error object."""
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        message = error.get("message") or error.get("type") or json.dumps(error)
+        code = error.get("code")
+        return f"{message} (code {code})" if code is not None else str(message)
+    return str(error)
+
+
+def parse_chunk(data: str) -> StreamChunk:
+    """Read one chunk's JSON; raise :class:`FormatError` when it is not a JSON object."""
+    try:
+        body = json.loads(data)
+    except ValueError as error:
+        raise FormatError(
+            "stream chunk",
+            offset=getattr(error, "pos", 0),
+            expected="a JSON object",
+            found=repr(data[:80]),
+            hint="the server did not send OpenAI-style JSON events; check the URL and endpoint",
+        ) from None
+    if not isinstance(body, dict):
+        raise FormatError("stream chunk", offset=0, expected="a JSON object",
+                          found=type(body).__name__)
+    if "error" in body or body.get("object") == "error":
+        return StreamChunk("", None, None, None, None, False,
+                           error=_error_text(body.get("error") or body.get("message")))
+    usage = body.get("usage")
+    completion_tokens = prompt_tokens = None
+    if isinstance(usage, dict):
+        completion_tokens = usage.get("completion_tokens")
+        prompt_tokens = usage.get("prompt_tokens")
+    choices = body.get("choices")
+    if not choices or not isinstance(choices, list):
+        return StreamChunk("", None, completion_tokens, prompt_tokens, None, False)
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise FormatError("stream chunk", offset=0, expected="choices[0] to be an object",
+                          found=type(choice).__name__)
+    delta = choice.get("delta")
+    if isinstance(delta, dict):
+        text = (delta.get("content") or "") + (
+            delta.get("reasoning_content") or delta.get("reasoning") or "")
+    else:
+        text = choice.get("text") or ""
+    ids = choice.get("token_ids")
+    return StreamChunk(
+        text,
+        len(ids) if isinstance(ids, list) else None,
+        completion_tokens,
+        prompt_tokens,
+        choice.get("finish_reason"),
+        True,
+    )

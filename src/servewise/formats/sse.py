@@ -1,0 +1,122 @@
+"""Server-sent events: the WHATWG ``text/event-stream`` interpretation, incremental.
+
+A pure decoder (no I/O): feed it the bytes of a response body in whatever pieces the
+network delivered, get back the events those bytes completed. It follows the HTML
+standard's "Interpreting an event stream" (html.spec.whatwg.org, §9.2.6):
+
+* the stream is UTF-8 (invalid bytes become U+FFFD), and one leading byte-order mark is
+  dropped;
+* lines end with CRLF, LF or CR — a CR at the end of one piece and an LF at the start of
+  the next are one line end;
+* an empty line dispatches the event; a line starting with ``:`` is a comment;
+* ``field: value`` (one space after the colon is dropped), or a bare ``field`` (empty value);
+* ``data`` appends the value and a LF to the data buffer, ``event`` sets the type, ``id``
+  sets the last event id unless the value holds U+0000, ``retry`` sets the reconnection
+  time when the value is ASCII digits only; other fields are ignored;
+* at dispatch an empty data buffer dispatches nothing; otherwise one trailing LF is removed
+  and the event's id is the last event id (which persists from event to event);
+* at the end of the stream an event not closed by an empty line is discarded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True, slots=True)
+class SseEvent:
+    """One dispatched event."""
+
+    data: str
+    """The data lines joined with LF (without the final LF)."""
+    type: str = "message"
+    """The ``event`` field, or ``message`` when none was given."""
+    id: str = ""
+    """The last event id at dispatch time (it carries over from earlier events)."""
+
+
+class SseDecoder:
+    """Incremental event-stream decoder: :meth:`feed` bytes, take the events they complete."""
+
+    __slots__ = ("_bom_checked", "_data", "_event_type", "_pending", "_skip_lf", "last_event_id",
+                 "retry_ms")
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self._bom_checked = False
+        self._skip_lf = False
+        self._data: list[str] = []
+        self._event_type = ""
+        self.last_event_id = ""
+        """The last event id buffer (what the client would send as ``Last-Event-ID``)."""
+        self.retry_ms: int | None = None
+        """The reconnection time the stream asked for, in milliseconds, if it did."""
+
+    def feed(self, chunk: bytes) -> list[SseEvent]:
+        """Consume the next piece of the body; return the events it completed, in order."""
+        if not self._bom_checked:
+            head = self._pending + chunk
+            if len(head) < len(_BOM) and _BOM.startswith(head):
+                self._pending = head
+                return []
+            self._bom_checked = True
+            self._pending = b""
+            chunk = head[len(_BOM):] if head.startswith(_BOM) else head
+        if self._skip_lf:
+            self._skip_lf = False
+            if chunk[:1] == b"\n":
+                chunk = chunk[1:]
+        buffer = self._pending + chunk if self._pending else chunk
+        cut = max(buffer.rfind(b"\n"), buffer.rfind(b"\r"))
+        if cut < 0:
+            self._pending = buffer
+            return []
+        self._pending = buffer[cut + 1:]
+        if buffer[cut] == 0x0D:  # a CR that may be the first half of a CRLF
+            self._skip_lf = True
+        events: list[SseEvent] = []
+        for line in buffer[: cut + 1].splitlines():
+            if not line:
+                event = self._dispatch()
+                if event is not None:
+                    events.append(event)
+            else:
+                self._line(line)
+        return events
+
+    def close(self) -> None:
+        """The stream ended: whatever was not closed by an empty line is discarded."""
+        self._pending = b""
+        self._data = []
+        self._event_type = ""
+        self._skip_lf = False
+
+    def _line(self, line: bytes) -> None:
+        colon = line.find(b":")
+        if colon == 0:
+            return  # a comment
+        if colon < 0:
+            name, value = line, b""
+        else:
+            name = line[:colon]
+            value = line[colon + 2:] if line[colon + 1: colon + 2] == b" " else line[colon + 1:]
+        if name == b"data":
+            self._data.append(value.decode("utf-8", "replace"))
+        elif name == b"event":
+            self._event_type = value.decode("utf-8", "replace")
+        elif name == b"id":
+            if b"\0" not in value:
+                self.last_event_id = value.decode("utf-8", "replace")
+        elif name == b"retry" and value.isdigit():
+            self.retry_ms = int(value)
+
+    def _dispatch(self) -> SseEvent | None:
+        data = self._data
+        event_type = self._event_type or "message"
+        self._data = []
+        self._event_type = ""
+        if not data:
+            return None
+        return SseEvent("\n".join(data), event_type, self.last_event_id)

@@ -1,0 +1,72 @@
+"""The streaming client's failure paths and per-chunk counting, without a server's help."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from servewise.bench.client import ClientOptions, Outgoing, StreamClient, settle_counts
+from servewise.bench.load import LoadLevel
+from servewise.bench.records import RequestRecord
+from servewise.bench.run import BenchConfig, run_bench
+from servewise.bench.workload import WorkloadSpec
+from servewise.errors import SourceError
+
+REQUEST = Outgoing(0, "measure", "t-0", b'{"model":"m","prompt":"x","max_tokens":2,"stream":true}',
+                   2, None)
+
+
+def send_once(options: ClientOptions) -> RequestRecord:
+    async def go() -> RequestRecord:
+        async with StreamClient(options) as client:
+            return await client.send(REQUEST)
+    return asyncio.run(go())
+
+
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]  # bound, never listening: connections are refused
+
+
+def test_connection_refused_is_a_connect_error(closed_port: int) -> None:
+    record = send_once(ClientOptions(f"http://127.0.0.1:{closed_port}/v1/completions"))
+    assert record.error is not None and record.error.kind == "connect"
+
+
+def test_run_bench_says_the_server_is_unreachable(closed_port: int) -> None:
+    config = BenchConfig(url=f"http://127.0.0.1:{closed_port}", model="m",
+                         workload=WorkloadSpec(isl=8, osl=2),
+                         levels=(LoadLevel("concurrency", 1),), num_prompts=1)
+    with pytest.raises(SourceError) as info:
+        run_bench(config)
+    assert "cannot reach" in info.value.message and info.value.hint
+
+
+def test_a_server_that_never_answers_is_a_read_timeout() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)  # accepts in the kernel, never reads or answers
+        port = listener.getsockname()[1]
+        begin = time.monotonic()
+        record = send_once(ClientOptions(f"http://127.0.0.1:{port}/v1/completions",
+                                         read_timeout_s=0.3))
+    assert record.error is not None and record.error.kind == "read_timeout"
+    assert time.monotonic() - begin < 5
+
+
+def test_settle_counts_prefers_token_ids_then_usage_then_chunks() -> None:
+    times = [1.0, 2.0, 3.0, 4.0]
+    texts = ["", " a b", "", " c"]
+    # Token ids: the role chunk (0 ids) and an empty chunk drop out.
+    assert settle_counts(times, texts, [0, 2, 1, 1], [-1] * 4) == ((2.0, 3.0, 4.0), (2, 1, 1),
+                                                                  "token_ids")
+    # Cumulative usage: deltas; a chunk with text held back but tokens counted stays.
+    assert settle_counts(times, texts, [-1] * 4, [0, 2, 3, 4]) == ((2.0, 3.0, 4.0), (2, 1, 1),
+                                                                  "continuous_usage")
+    assert settle_counts(times, texts, [-1] * 4, [-1] * 4) == ((2.0, 4.0), (1, 1), "chunks")

@@ -1,0 +1,136 @@
+"""The hand-written HTTP/1.1 client against tiny scripted servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from servewise.bench.http import CollectSink, HttpFailure, HttpPool
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
+
+
+async def read_request(reader: asyncio.StreamReader) -> bytes:
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+    return head + await reader.readexactly(length)
+
+
+def serve(handler: Handler, client: Callable[[HttpPool], Awaitable[object]]) -> tuple[object,
+                                                                                      int]:
+    """Run ``handler`` per connection and ``client`` against it; return its result and the
+    number of connections the server saw."""
+    connections = 0
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        try:
+            await handler(reader, writer, connections)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def main() -> object:
+        server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        async with server, HttpPool(f"http://127.0.0.1:{port}", read_timeout_s=0.5) as pool:
+            return await client(pool)
+
+    result = asyncio.run(main())
+    return result, connections
+
+
+OK = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+
+
+async def twice(pool: HttpPool) -> list[int]:
+    first = await pool.call_json("POST", "/x", {"a": 1})
+    second = await pool.call_json("POST", "/x", {"a": 2})
+    return [first[0], second[0]]
+
+
+def test_keep_alive_reuses_the_connection() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      _: int) -> None:
+        while True:
+            request = await read_request(reader)
+            assert request.startswith(b"POST /x HTTP/1.1\r\nHost: 127.0.0.1:")
+            writer.write(OK)
+
+    result, connections = serve(handler, twice)
+    assert result == [200, 200] and connections == 1
+
+
+def test_a_stale_kept_alive_connection_is_retried_once() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      _: int) -> None:
+        await read_request(reader)
+        writer.write(OK)
+        await writer.drain()
+        # close without saying so: the client's next request finds it closed
+
+    result, connections = serve(handler, twice)
+    assert result == [200, 200] and connections == 2
+
+
+def test_connection_close_and_close_delimited_bodies() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      _: int) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"
+                     b"Connection: close\r\n\r\n{\"whole\": ")
+        await writer.drain()
+        writer.write(b"true}")
+
+    result, connections = serve(handler, twice)
+    assert result == [200, 200] and connections == 2
+
+
+def test_a_body_cut_short_is_a_disconnect() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      _: int) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
+
+    async def client(pool: HttpPool) -> str:
+        with pytest.raises(HttpFailure) as info:
+            await pool.exchange(pool.build("POST", "/x", b"{}"), CollectSink())
+        return info.value.kind
+
+    assert serve(handler, client)[0] == "disconnect"
+
+
+def test_silence_after_the_head_is_a_read_timeout() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      _: int) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n")
+        await asyncio.sleep(5)
+
+    async def client(pool: HttpPool) -> tuple[str, bytes]:
+        sink = CollectSink()
+        with pytest.raises(HttpFailure) as info:
+            await pool.exchange(pool.build("POST", "/x", b"{}"), sink)
+        return info.value.kind, sink.body
+
+    assert serve(handler, client)[0] == ("read_timeout", b"abc")
+
+
+def test_not_http_is_a_format_error() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      _: int) -> None:
+        await read_request(reader)
+        writer.write(b"SSH-2.0-OpenSSH_9.6\r\n\r\n")
+
+    async def client(pool: HttpPool) -> str:
+        try:
+            await pool.call_json("GET", "/v1/models")
+        except Exception as error:  # the caller turns this into a SourceError
+            return type(error).__name__
+        return "no error"
+
+    assert serve(handler, client)[0] == "FormatError"
