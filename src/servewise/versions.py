@@ -20,7 +20,6 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from servewise.errors import UsageError
@@ -158,6 +157,9 @@ def _bad(text: str, found: str) -> UsageError:
 
 
 def _wheel(given: str, name: str, table: EngineTable) -> VersionReading:
+    # packaging.utils brings packaging.tags (platform and interpreter probing): only here.
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
     try:
         package, version, _build, _tags = parse_wheel_filename(name)
     except (InvalidWheelFilename, InvalidVersion) as error:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from servewise.errors import ServewiseError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 app = typer.Typer(
     name="servewise",
@@ -32,11 +33,16 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON to stdout."
 
 def out() -> Console:
     """The console for data (stdout); wide when not a terminal, so tables do not wrap."""
+    # rich is imported when something is rendered: ``--json`` output never needs it.
+    from rich.console import Console
+
     return Console(file=sys.stdout, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
 
 
 def err() -> Console:
     """The console for progress, warnings and errors (stderr)."""
+    from rich.console import Console
+
     return Console(file=sys.stderr, stderr=True)
 
 
@@ -58,4 +64,6 @@ def fail(error: ServewiseError, as_json: bool) -> NoReturn:
 
 def say(label: str, style: str, text: str) -> None:
     """One labelled line on stderr; the text is data, never read as markup."""
+    from rich.text import Text
+
     err().print(Text.assemble((f"{label}:", style), " ", text), highlight=False)

@@ -8,12 +8,13 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.text import Text
 
 from servewise.cli._common import JsonOption, app, emit_json, err, fail, out, say
 from servewise.errors import ServewiseError, StoreError
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from servewise.inspect.gate import GateResult
     from servewise.inspect.report import BuildReport
     from servewise.inspect.scan import ScanProgress
@@ -114,7 +115,7 @@ def _scan(ref: str, no_cache: bool, as_json: bool, options: SourceOptions | None
 
 def source_summary(report: BuildReport) -> dict[str, object]:
     """What JSON output carries about the source besides the libraries."""
-    from servewise.inspect.diff import engine_version
+    from servewise.inspect.engine_version import engine_version
 
     engine = engine_version(report)
     return {"source_kind": report.source_kind, "metadata": report.metadata,
@@ -216,6 +217,8 @@ def gate(
 
 def _gate_summary(result: GateResult) -> Text:
     """The last line of ``gate``: PASS, or FAIL with the gaps or why there is no verdict."""
+    from rich.text import Text
+
     if result.passed:
         return Text.assemble(("PASS", "green"), f": every required library supports "
                              f"{result.gpu.name} ({result.basis})")

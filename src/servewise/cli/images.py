@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from servewise.cli._common import JsonOption, app, emit_json, fail, out, say
 from servewise.cli.build import (
@@ -20,6 +18,8 @@ from servewise.cli.build import (
 from servewise.errors import ServewiseError
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from servewise.inspect.bisect import BisectResult, Probe
     from servewise.inspect.tags import TagList
 
@@ -54,6 +54,9 @@ def tags(
 
 
 def _tags_table(listed: TagList) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=f"{listed.repository} ({listed.platform})", title_justify="left")
     for column in ("tag", "created", "digest"):
         table.add_column(column)
@@ -129,6 +132,7 @@ def _max(n: int) -> int:
 
 
 def _show_probe(probe: Probe) -> None:
+
     verdict = "good" if probe.good else "bad"
     units = probe.report.units
     say(verdict, "green" if probe.good else "red",
@@ -137,6 +141,9 @@ def _show_probe(probe: Probe) -> None:
 
 
 def _render(result: BisectResult) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     if not result.found:
         first = result.probes[0]
         out().print(Text.assemble(

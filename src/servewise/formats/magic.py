@@ -8,9 +8,10 @@ bytes, so a 100 GB file of zeros named ``x.so`` costs one small read, not a pass
 
 from __future__ import annotations
 
-from servewise.formats.elf import ELF_MAGIC
-from servewise.formats.fatbin import CONTAINER_MAGIC_BYTES
-
+#: The magics, spelled out here so that deciding costs no parser import (a test checks
+#: them against :data:`servewise.formats.elf.ELF_MAGIC` and the fatbin container magic).
+ELF_MAGIC = b"\x7fELF"
+CONTAINER_MAGIC_BYTES = b"\x50\xed\x55\xba"
 #: Bytes needed to decide (the longest magic below).
 PREFIX_BYTES = 8
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from servewise.archs import Arch
 from servewise.errors import UsageError
-from servewise.inspect.diff import engine_version
+from servewise.inspect.engine_version import engine_version
 from servewise.inspect.gate import GateResult, gate
 from servewise.inspect.report import BuildReport, LibraryReport, sort_archs
 from servewise.inspect.scan import scan_build

@@ -29,15 +29,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from servewise.errors import UsageError
 from servewise.inspect.engine_core import is_cuda_bearing
+from servewise.inspect.engine_version import EngineVersion, engine_version
 from servewise.inspect.gate import classify
 from servewise.inspect.report import BuildReport, LibraryReport, sort_archs
-from servewise.knowledge.engines import EngineTable, load_engine_table
+from servewise.knowledge.engines import EngineTable
 from servewise.knowledge.gpus import Gpu
 from servewise.knowledge.libraries import LibraryTable, load_library_table
 from servewise.knowledge.patterns import normalize_path
-from servewise.versions import VersionReading, read_version
 
 STATUSES = ("added", "removed", "changed", "unchanged")
 """What happened to a library between build A and build B."""
@@ -215,44 +214,6 @@ def _plain(value: Any) -> Any:
 
 def _entries(library: LibraryReport) -> Counter[tuple[str, str, int, str]]:
     return Counter((e.kind, e.arch, e.stored_bytes, e.compression) for e in library.scan.entries)
-
-
-@dataclass(frozen=True)
-class EngineVersion:
-    """The engine a build holds, by its distribution."""
-
-    engine: str
-    package: str
-    version: str
-    reading: VersionReading
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form: the reading's main parts."""
-        return {
-            "engine": self.engine, "package": self.package, "version": self.version,
-            "commit": self.reading.commit, "build_date": self.reading.build_date,
-            "dirty": self.reading.dirty, "channel": self.reading.channel,
-        }
-
-
-def engine_version(
-    report: BuildReport, engines: EngineTable | None = None
-) -> EngineVersion | None:
-    """The engine version of a build: the distribution named like its engine, else its kin."""
-    table = engines or load_engine_table()
-    found: list[tuple[int, str, str, str]] = []
-    for package, version in report.packages:
-        owner = table.for_package(package)
-        if owner is not None:
-            found.append((0 if package.lower() == owner.id else 1, owner.id, package, version))
-    if not found:
-        return None
-    _, engine, package, version = min(found)
-    try:
-        reading = read_version(f"{package}=={version}", table)
-    except UsageError:  # a distribution whose version is no PEP 440 version
-        return None
-    return EngineVersion(engine, package, version, reading)
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,13 @@ prints: progress goes to a callback.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from servewise.errors import (
     ArchiveLimitError,
@@ -25,9 +26,7 @@ from servewise.errors import (
     ServewiseError,
     SourceError,
 )
-from servewise.formats.evidence import header_arch
 from servewise.formats.magic import PREFIX_BYTES, describe_prefix, object_kind
-from servewise.formats.stream import StreamFindings, StreamScanner
 from servewise.inspect.provenance import distributions, provenance_for
 from servewise.inspect.report import (
     BuildReport,
@@ -36,9 +35,12 @@ from servewise.inspect.report import (
     LibraryScan,
     UnitCounts,
 )
-from servewise.inspect.workers import run_in_workers
+from servewise.inspect.summary import from_record, summary_key, to_record
 from servewise.sources import BuildSource, Member, Source, SourceOptions, Unit, open_source
 from servewise.store import Store
+
+if TYPE_CHECKING:
+    from servewise.formats.stream import StreamFindings
 
 #: Bump when what a scan records changes: older cached results are then ignored.
 SCANNER_VERSION = 5
@@ -107,6 +109,9 @@ def findings_to_scan(findings: StreamFindings) -> LibraryScan:
 
 def scan_chunks(chunks: Iterator[bytes]) -> dict[str, Any]:
     """One library's bytes in, its JSON-ready :class:`LibraryScan` out (the sources' scan)."""
+    # Imported here: a build served from the store never loads the binary parsers.
+    from servewise.formats.stream import StreamScanner
+
     scanner = StreamScanner()
     for chunk in chunks:
         scanner.feed(chunk)
@@ -153,6 +158,8 @@ def _outcomes(todo: list[Unit], workers: int) -> Generator[tuple[Unit, dict[str,
         for unit in todo:
             yield unit, read_unit(unit)
         return
+    from servewise.inspect.workers import run_in_workers  # multiprocessing: only when needed
+
     for number, outcome in run_in_workers(
         read_unit, todo, workers, what=lambda number: todo[number].label,
     ):
@@ -186,6 +193,8 @@ def _attribute_headers(
     paths: list[str], library_paths: list[str]
 ) -> dict[str, dict[str, set[str]]]:
     """Give each shipped ``impls/smNNN_*.cuh`` header to the libraries of the nearest folder."""
+    from servewise.formats.evidence import header_arch
+
     by_dir: dict[str, list[str]] = {}
     for path in library_paths:
         by_dir.setdefault(posixpath.dirname(path), []).append(path)
@@ -234,6 +243,14 @@ def scan_build(
     done = total - sum(unit.size for unit in todo)
     if progress:
         progress(ScanProgress(done, total, "(from the store)" if done else ""))
+    summary = summary_key(source.kind, keys, SCANNER_VERSION) if store is not None else None
+    if summary is not None and store is not None and not todo:
+        kept = store.get_scans([summary], SCANNER_VERSION).get(summary)
+        if kept is not None:
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                return from_record(kept, ref=ref, source_kind=source.kind,
+                                   metadata=source.metadata(),
+                                   units=UnitCounts(_unit_kind(source.kind), 0, len(units)))
     fresh = _run_units(todo, workers or os.cpu_count() or 1, store, progress, done, total)
     if memory is not None:
         memory.update(fresh)
@@ -273,7 +290,7 @@ def scan_build(
         )
         for path, scan in scans.items()
     )
-    return BuildReport(
+    report = BuildReport(
         ref=ref,
         source_kind=source.kind,
         libraries=libraries,
@@ -285,6 +302,9 @@ def scan_build(
         metadata=source.metadata(),
         units=UnitCounts(_unit_kind(source.kind), len(todo), len(units) - len(todo)),
     )
+    if summary is not None and store is not None:
+        store.put_scan(summary, SCANNER_VERSION, to_record(report))
+    return report
 
 
 def _skip_unreadable(source: Source, contents: BuildSource, member: Member,

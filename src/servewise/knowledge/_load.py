@@ -14,7 +14,9 @@ the entry and the field.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import os
 import re
 import tomllib
@@ -157,6 +159,21 @@ def user_entries(filename: str, table: str, user_dir: Path | None) -> list[RawEn
             entry = RawEntry(data, entry.file, entry.index, entry.user)
         with_source.append(entry)
     return with_source
+
+
+def fingerprint(filename: str, user_dir: Path | None = None) -> str:
+    """A digest of a table's shipped file and the user's file of that name (when present).
+
+    Results derived from a table (a build's library identities) can be cached under it:
+    editing either file gives a new fingerprint.
+    """
+    digest = hashlib.sha256(
+        resources.files(SHIPPED_PACKAGE).joinpath("data", filename).read_bytes()
+    )
+    folder = user_data_dir() if user_dir is None else user_dir
+    with contextlib.suppress(OSError):  # no user file: the shipped one alone
+        digest.update(b"\0" + (folder / filename).read_bytes())
+    return digest.hexdigest()
 
 
 def merge_by_id(shipped: Iterable[RawEntry], user: Iterable[RawEntry]) -> list[RawEntry]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from servewise.inspect.diff import engine_version
+from servewise.inspect.engine_version import engine_version
 from servewise.inspect.gate import GateResult
 from servewise.inspect.report import BuildReport, LibraryReport
 from servewise.knowledge.gpus import Gpu

@@ -16,7 +16,6 @@ from typing import Any, Protocol
 
 from servewise.errors import FormatError, IntegrityError, SourceError
 from servewise.formats import oci
-from servewise.sources.blobs import VerifiedBlob, layer_stream
 from servewise.sources.interface import CHUNK_SIZE, Contents, ScanFn, SourceBase, Unit
 from servewise.sources.layers import merge_layers, read_layer
 
@@ -46,6 +45,8 @@ class LayerUnit:
 
     def read(self, scan: ScanFn) -> dict[str, Any]:
         """Stream, verify, decompress and walk the layer."""
+        from servewise.sources.blobs import VerifiedBlob, layer_stream  # only when reading
+
         raw = VerifiedBlob(self.blob.chunks(CHUNK_SIZE), self.digest, self.size, self.where)
         try:
             layer = layer_stream(raw, self.where, self.size)

@@ -21,13 +21,15 @@ import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from servewise.errors import SourceError
-from servewise.formats import tar
 from servewise.formats.distinfo import dist_info_file
-from servewise.formats.evidence import header_arch
 from servewise.formats.magic import PREFIX_BYTES, object_kind
+
+if TYPE_CHECKING:
+    from servewise.formats import tar
+
 from servewise.sources.interface import (
     CHUNK_SIZE,
     CapturedBytes,
@@ -74,6 +76,8 @@ def normalize(name: str, where: str) -> str | None:
 
 
 def _matters(path: str) -> bool:
+    from servewise.formats.evidence import header_arch  # loaded with the first layer pass
+
     base = posixpath.basename(path)
     return (
         is_candidate(path) or base in VERSION_FILES or dist_info_file(path) is not None
@@ -191,6 +195,10 @@ class PassCollector:
 
 def read_layer(stream: tar.Stream, scan: ScanFn, where: str) -> dict[str, Any]:
     """Walk one layer's tar stream; the JSON-ready entries, scans and small files."""
+    # Imported here: only a pass over a layer needs the tar reader (a build served from
+    # the store does not).
+    from servewise.formats import tar
+
     walker = tar.TarWalker(stream, where=where)
     collector = PassCollector(scan)
     for entry in walker:

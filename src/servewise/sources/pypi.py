@@ -14,12 +14,12 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 from packaging.version import InvalidVersion, Version
 
 from servewise.errors import FormatError, RateLimitError, RegistryError, SourceError, UsageError
 from servewise.formats import pyindex
 from servewise.formats.oci import parse_platform
+from servewise.sources._http import httpx
 from servewise.sources.remote_wheel import (
     RemoteWheelSource,
     StreamedWheelSource,

@@ -23,11 +23,10 @@ from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-import httpx
-
 from servewise.errors import FormatError, IntegrityError, RateLimitError, RegistryError, SourceError
 from servewise.formats import oci
 from servewise.formats.imageref import ImageReference, parse_reference
+from servewise.sources._http import httpx
 from servewise.sources.auth import Challenge, Credentials, credentials_for, parse_challenge
 from servewise.sources.image import ImageSource, choose_platform, image_metadata, layer_units
 from servewise.sources.interface import CHUNK_SIZE

@@ -22,10 +22,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from servewise.errors import IntegrityError, RegistryError, SourceError
 from servewise.formats.pyindex import parse_wheel_name
+from servewise.sources._http import httpx
 from servewise.sources.blobs import ChunkStream
 from servewise.sources.interface import (
     CHUNK_SIZE,
