@@ -20,11 +20,11 @@ import hashlib
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from servewise.errors import SourceError
 
@@ -159,6 +159,27 @@ def user_entries(filename: str, table: str, user_dir: Path | None) -> list[RawEn
             entry = RawEntry(data, entry.file, entry.index, entry.user)
         with_source.append(entry)
     return with_source
+
+
+_Table = TypeVar("_Table")
+
+
+def load_table(
+    filename: str,
+    table: str,
+    user_dir: Path | None,
+    shipped: Callable[[], _Table],
+    build: Callable[[list[RawEntry]], _Table],
+) -> _Table:
+    """A table from its shipped file, merged with the user's file of that name when present.
+
+    ``shipped`` returns the cached shipped-only table; ``build`` makes one from merged
+    entries. With no user entries the shipped table is returned as it is.
+    """
+    extra = user_entries(filename, table, user_dir)
+    if not extra:
+        return shipped()
+    return build(merge_by_id(shipped_entries(filename, table), extra))
 
 
 def fingerprint(filename: str, user_dir: Path | None = None) -> str:

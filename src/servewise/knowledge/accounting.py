@@ -24,9 +24,8 @@ from servewise.knowledge._load import (
     EntryReader,
     RawEntry,
     check_unique,
-    merge_by_id,
+    load_table,
     shipped_entries,
-    user_entries,
 )
 
 FILENAME = "accounting.toml"
@@ -200,7 +199,4 @@ def _shipped() -> EngineConstants:
 
 def load_engine_constants(user_dir: Path | None = None) -> EngineConstants:
     """The shipped constants plus ``accounting.toml`` from the user data folder."""
-    extra = user_entries(FILENAME, TABLE, user_dir)
-    if not extra:
-        return _shipped()
-    return _build(merge_by_id(shipped_entries(FILENAME, TABLE), extra))
+    return load_table(FILENAME, TABLE, user_dir, _shipped, _build)

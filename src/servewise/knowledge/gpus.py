@@ -26,9 +26,8 @@ from servewise.knowledge._load import (
     EntryReader,
     RawEntry,
     check_unique,
-    merge_by_id,
+    load_table,
     shipped_entries,
-    user_entries,
 )
 
 FILENAME = "gpus.toml"
@@ -294,7 +293,4 @@ def load_gpu_catalog(user_dir: Path | None = None) -> GpuCatalog:
     The shipped part is read once; a bad entry raises :class:`DataFileError`
     naming the file, the entry and the field.
     """
-    extra = user_entries(FILENAME, TABLE, user_dir)
-    if not extra:
-        return _shipped_catalog()
-    return _build(merge_by_id(shipped_entries(FILENAME, TABLE), extra))
+    return load_table(FILENAME, TABLE, user_dir, _shipped_catalog, _build)

@@ -33,9 +33,8 @@ from servewise.knowledge._load import (
     EntryReader,
     RawEntry,
     check_unique,
-    merge_by_id,
+    load_table,
     shipped_entries,
-    user_entries,
 )
 from servewise.knowledge.patterns import (
     close_names,
@@ -468,10 +467,7 @@ def load_library_table(user_dir: Path | None = None) -> LibraryTable:
     The shipped part is read once; a bad entry raises
     :class:`~servewise.knowledge._load.DataFileError`.
     """
-    extra = user_entries(FILENAME, TABLE, user_dir)
-    if not extra:
-        return shipped_library_table()
-    return _build(merge_by_id(shipped_entries(FILENAME, TABLE), extra))
+    return load_table(FILENAME, TABLE, user_dir, shipped_library_table, _build)
 
 
 __all__ = [

@@ -23,9 +23,8 @@ from servewise.knowledge._load import (
     EntryReader,
     RawEntry,
     check_unique,
-    merge_by_id,
+    load_table,
     shipped_entries,
-    user_entries,
 )
 from servewise.knowledge.libraries import LibraryTable, load_library_table, shipped_library_table
 
@@ -164,9 +163,7 @@ def load_model_table(user_dir: Path | None = None) -> ModelTable:
     user folder. ``user_dir`` defaults to ``$SERVEWISE_DATA_DIR`` or
     ``~/.config/servewise``.
     """
-    extra = user_entries(FILENAME, TABLE, user_dir)
-    if not extra:
-        # shipped families name shipped libraries only, which a user file cannot remove
-        return _shipped_table()
-    libraries = load_library_table(user_dir)
-    return _build(merge_by_id(shipped_entries(FILENAME, TABLE), extra), libraries)
+    # shipped families name shipped libraries only, which a user file cannot remove, so the
+    # shipped table needs no check against the user's libraries
+    return load_table(FILENAME, TABLE, user_dir, _shipped_table,
+                      lambda entries: _build(entries, load_library_table(user_dir)))
