@@ -53,6 +53,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from _startup import bytecode_ready  # noqa: E402
+
 from servewise.bench.metrics import distribution_ms  # noqa: E402
 from support.sse_server import Behaviour, SseServerHandle, start_sse_server, truth  # noqa: E402
 from support.tiny_model import write_tiny_model  # noqa: E402
@@ -154,6 +156,7 @@ def main() -> None:
     parser.add_argument("--skip-vllm", action="store_true")
     parser.add_argument("--json-out", default=str(ROOT / ".cache" / "bench_client_speed.json"))
     args = parser.parse_args()
+    bytecode_ready()
     if args.warmup is None:
         args.warmup = args.streams
     cores = sorted(os.sched_getaffinity(0))

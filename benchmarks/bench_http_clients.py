@@ -45,6 +45,8 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from _startup import bytecode_ready  # noqa: E402
+
 from servewise.bench.client import ClientOptions, Outgoing, StreamClient  # noqa: E402
 from support.sse_server import Behaviour, start_sse_server  # noqa: E402
 
@@ -127,6 +129,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json-out", default=str(ROOT / ".cache" / "bench_http_clients.json"))
     args = parser.parse_args()
+    bytecode_ready()
     cores = sorted(os.sched_getaffinity(0))
     client_cpu, server_cpu = cores[0], cores[-1]
     os.sched_setaffinity(0, {client_cpu})

@@ -37,6 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
+from _startup import bytecode_ready  # noqa: E402
+
 from servewise.diagnose.scan import prefilter_keywords  # noqa: E402
 from servewise.knowledge.diagnose_rules import load_rules  # noqa: E402
 
@@ -113,6 +115,7 @@ def main() -> None:
     parser.add_argument("--servewise", default=str(ROOT / ".venv" / "bin" / "servewise"))
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
+    bytecode_ready()
     with tempfile.TemporaryDirectory(prefix="servewise-diagnose-bench-") as tmp:
         folder = Path(tmp)
         log = folder / "engine.log"

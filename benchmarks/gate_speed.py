@@ -35,6 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from _startup import bytecode_ready  # noqa: E402
+
 from support.cuobjdump import find_cuobjdump, list_archs, normalise_for_cuobjdump  # noqa: E402
 
 WHEEL_NAME = "vllm==0.33.0"
@@ -132,6 +134,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--servewise", default=str(ROOT / ".venv" / "bin" / "servewise"))
     args = parser.parse_args()
+    bytecode_ready()
     wheel = args.wheel or fetch_wheel()
     cache_dir = tempfile.mkdtemp(prefix="servewise-bench-")
     env = {**os.environ, "SERVEWISE_CACHE_DIR": cache_dir}

@@ -40,6 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _startup import bytecode_ready  # noqa: E402
 from gate_speed import fetch_wheel  # noqa: E402
 
 DEFAULT_BASELINE = "750a8f6"
@@ -79,10 +80,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--baseline", default=DEFAULT_BASELINE)
     args = parser.parse_args()
+    bytecode_ready()
     wheel = args.wheel or fetch_wheel()
     python = str(ROOT / ".venv" / "bin" / "python")
     with tempfile.TemporaryDirectory(prefix="servewise-identity-") as tmp:
         old_src = baseline_sources(args.baseline, Path(tmp) / "baseline")
+        bytecode_ready(old_src, ROOT / "src")
         base_env = {**os.environ, "SERVEWISE_CACHE_DIR": str(Path(tmp) / "cache")}
         envs = {
             "baseline": {**base_env, "PYTHONPATH": str(old_src)},

@@ -51,6 +51,8 @@ from isal import igzip
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from _startup import bytecode_ready  # noqa: E402
+
 from servewise.sources.blobs import ChunkStream, GzipReader  # noqa: E402
 from support.http_servers import Served, serve  # noqa: E402
 from support.registry import start_registry  # noqa: E402
@@ -198,6 +200,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", type=Path, default=CACHE / "image_speed.json")
     args = parser.parse_args()
+    bytecode_ready()
     if shutil.which("skopeo") is None:
         raise SystemExit("skopeo is missing: apt-get install skopeo")
     wheel = args.wheel or fetch_wheel()

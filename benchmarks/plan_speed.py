@@ -38,6 +38,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from _startup import bytecode_ready  # noqa: E402
+
 from servewise.knowledge.cards import card_document, find_card  # noqa: E402
 from support.hub_server import HubRepo, run_hub, safetensors_bytes  # noqa: E402
 
@@ -304,6 +306,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" /
                         "plan_speed.json")
     args = parser.parse_args()
+    bytecode_ready()
     results: dict[str, Any] = {"machine": os.uname().nodename, "cpus": os.cpu_count(),
                                "load_1min": os.getloadavg()[0], "date": time.strftime("%F")}
     results["speed"] = part_speed(args.runs)
