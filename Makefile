@@ -44,11 +44,14 @@ test: lint system-deps engine
 fixtures:
 	bash scripts/build_cuda_fixtures.sh
 
-bench: test-deps
+## Every benchmark but the image one (bench-images); the client benchmark runs `vllm bench serve`.
+bench: test-deps engine
 	$(BIN)/python benchmarks/gate_speed.py
+	$(BIN)/python benchmarks/identity_speed.py
+	$(BIN)/python benchmarks/diagnose_speed.py
+	$(BIN)/python benchmarks/plan_speed.py
 	$(BIN)/python benchmarks/bench_http_clients.py
 	$(BIN)/python benchmarks/bench_client_speed.py
-	$(BIN)/python benchmarks/identity_speed.py
 
 ## Images in a local registry against skopeo (needs Debian's skopeo).
 bench-images: test-deps system-deps
