@@ -41,11 +41,6 @@ class HfConfig:
         return str(inner or outer or "")
 
     @property
-    def outer_model_type(self) -> str:
-        """The top-level ``model_type`` (``gemma3`` for Gemma 3's multimodal wrapper)."""
-        return str(self.raw.get("model_type") or "")
-
-    @property
     def architectures(self) -> tuple[str, ...]:
         """``architectures`` of the top level (what an engine loads)."""
         value = self.raw.get("architectures") or ()

@@ -58,6 +58,9 @@ MAX_HEADER_BYTES = 64 * 2**20
 PREFIX_BYTES = 8
 """Length of the little-endian u64 that starts every file."""
 
+INDEX_FILE = "model.safetensors.index.json"
+"""The file that maps each tensor of a sharded model to its shard (:func:`parse_index`)."""
+
 
 @dataclass(frozen=True)
 class TensorInfo:
@@ -102,9 +105,11 @@ class SafetensorsHeader:
 
 
 def header_length(
-    prefix: bytes, *, limit: int = MAX_HEADER_BYTES, source: str | None = None
+    prefix: bytes, *, limit: int = MAX_HEADER_BYTES, source: str | None = None,
+    file_size: int | None = None,
 ) -> int:
-    """The header length from a file's first 8 bytes; above ``limit`` is an error."""
+    """The header length from a file's first 8 bytes; above ``limit``, or past the end of a
+    file of ``file_size`` bytes when that is known, is an error."""
     if len(prefix) < PREFIX_BYTES:
         raise FormatError(
             "safetensors prefix",
@@ -132,6 +137,10 @@ def header_length(
             hint="the file is not a safetensors file, or its header is larger than the cap; "
             "raise it with --max-header-bytes if the file is genuine",
         )
+    if file_size is not None and PREFIX_BYTES + length > file_size:
+        raise FormatError("safetensors header", offset=PREFIX_BYTES,
+                          expected=f"{length} header bytes", found=f"a {file_size}-byte file",
+                          source=source)
     return int(length)
 
 

@@ -70,11 +70,6 @@ class LayerCache:
     conv_dim: int = 0
     conv_kernel: int = 0
 
-    @property
-    def is_attention(self) -> bool:
-        """Whether the layer keeps a per-token cache."""
-        return self.kind in ("full", "sliding", "mla", "dsa", "dsv4")
-
 
 @dataclass(frozen=True)
 class MoeSpec:
@@ -227,7 +222,7 @@ def _dsv4_ratios_from_layer_types(text: Mapping[str, Any], count: int) -> list[i
     return ratios
 
 
-def _moe(text: Mapping[str, Any], model_type: str) -> MoeSpec | None:
+def _moe(text: Mapping[str, Any]) -> MoeSpec | None:
     experts = _int(text, "n_routed_experts", "num_experts", "num_local_experts")
     if experts <= 1:
         return None
@@ -262,7 +257,7 @@ def model_spec(config: HfConfig) -> ModelSpec:
     count = _int(text, "num_hidden_layers", "n_layer", "num_layers")
     kv_heads = _int(text, "num_key_value_heads", default=heads)
     head_dim = _int(text, "head_dim", default=hidden // heads if heads else 0)
-    moe = _moe(text, model_type)
+    moe = _moe(text)
     architecture = config.architectures[0] if config.architectures else ""
     tie = bool(text.get("tie_word_embeddings", config.raw.get("tie_word_embeddings", False)))
     base = ModelSpec(

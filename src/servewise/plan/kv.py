@@ -23,6 +23,7 @@ SGLang sizes a token pool: ``cell_size`` bytes per token summed over the rank's 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -109,10 +110,6 @@ class PageSpec:
             tokens = min(self.window - 1 + max_num_batched_tokens, max_model_len)
             return -(-tokens // self.block_size) + 1
         return -(-max_model_len // self.block_size)
-
-    def bytes_per_request(self, max_model_len: int, max_num_batched_tokens: int) -> int:
-        """``max_memory_usage_bytes`` of the spec."""
-        return self.pages_per_request(max_model_len, max_num_batched_tokens) * self.page
 
 
 def kv_heads_per_rank(kv_heads: int, tp: int) -> int:
@@ -251,10 +248,15 @@ class KvGroup:
         """Bytes of one block of the group: its layers' pages side by side."""
         return sum(spec.page for spec in self.specs)
 
+    @functools.cached_property
+    def distinct_specs(self) -> tuple[PageSpec, ...]:
+        """The group's different specs, once each (a packed group repeats a few many times)."""
+        return tuple(dict.fromkeys(self.specs))
+
     def pages_per_request(self, max_model_len: int, max_num_batched_tokens: int) -> int:
         """Blocks one full-length request takes from the pool for this group."""
         return max(spec.pages_per_request(max_model_len, max_num_batched_tokens)
-                   for spec in set(self.specs))
+                   for spec in self.distinct_specs)
 
     def project(self, keep: frozenset[int]) -> KvGroup:
         """The group on a pipeline stage that holds only the specs in ``keep``."""
@@ -404,14 +406,6 @@ def vllm_max_model_len(groups: Sequence[KvGroup], available: int, max_model_len:
         else:
             high = mid - 1
     return best
-
-
-def kv_bytes_per_token(groups: Sequence[KvGroup], max_model_len: int,
-                       max_num_batched_tokens: int) -> float:
-    """Average bytes per token of context for one request at ``max_model_len`` on a rank."""
-    per_request = bytes_per_block(groups) * pages_per_request(groups, max_model_len,
-                                                              max_num_batched_tokens)
-    return per_request / max_model_len
 
 
 def sglang_cell_bytes(spec: ModelSpec, layers: range, *, tp: int, kv_cache_dtype: str) -> int:

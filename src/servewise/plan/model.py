@@ -7,6 +7,7 @@ dtype, shape, exact bytes; experts grouped) and where each came from.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,28 +45,20 @@ class ModelInfo:
     revision: str | None = None
     notes: tuple[str, ...] = field(default=())
 
-    @property
+    @functools.cached_property
     def spec(self) -> ModelSpec:
         """The architecture spec of the config (computed once)."""
-        cached: ModelSpec | None = self.__dict__.get("_spec")
-        if cached is None:
-            cached = model_spec(self.config)
-            object.__setattr__(self, "_spec", cached)
-        return cached
+        return model_spec(self.config)
 
-    @property
+    @functools.cached_property
     def classified(self) -> Sequence[ClassifiedTensor]:
         """Every tensor with its role and sharding rule (computed once)."""
-        cached: tuple[ClassifiedTensor, ...] | None = self.__dict__.get("_classified")
-        if cached is None:
-            spec = self.spec
-            cached = tuple(classify(tensor, spec) for tensor in self.tensors)
-            object.__setattr__(self, "_classified", cached)
-        return cached
+        spec = self.spec
+        return tuple(classify(tensor, spec) for tensor in self.tensors)
 
-    @property
+    @functools.cached_property
     def weights(self) -> WeightSummary:
-        """Totals by role and dtype."""
+        """Totals by role and dtype (computed once)."""
         return summarize(self.classified, DTYPE_BITS)
 
     def to_dict(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from servewise.errors import UsageError
 from servewise.knowledge.accounting import EngineConstants
 from servewise.plan.device import Device
 from servewise.plan.model import ModelInfo
-from servewise.plan.sglang import default_fraction, sglang_startup
+from servewise.plan.sglang import sglang_startup
 from servewise.plan.startup import Settings, Startup
 from servewise.plan.vllm import vllm_startup
 from servewise.plan.weights import Parallel
@@ -210,9 +210,8 @@ def recommend(model: ModelInfo, device: Device, settings: Settings, best: Startu
         out["note"] = "CPU backend: the pool is the size given; no fraction to choose"
         return out
     if settings.engine == "sglang":
-        default, reserve = default_fraction(device, settings, constants,
-                                            constants.version("sglang", "latest_read"))
-        reserve_bytes = int(reserve["reserved_mib"] * 2**20)
+        default = best.breakdown["mem_fraction_static_default"]
+        reserve_bytes = int(best.breakdown["reserved_mib"] * 2**20)
         ceiling = round(min(MAX_FRACTION, 1 - (reserve_bytes + need) / total), 3)
         weights = best.weights_bytes_per_gpu
         floor = round((weights + best.kv_bytes_per_token * best.max_model_len) / total, 3)
@@ -246,12 +245,15 @@ def make_plan(model: ModelInfo, device: Device, settings: Settings, constants: E
     layouts = rank_layouts(model, device, settings, gpus_per_node, nodes, constants)
     notes: list[str] = []
     chosen = settings
+    startup: Startup | None = None
     if not explicit_layout and layouts and layouts[0].startup is not None:
         chosen = replace(settings, layout=layouts[0].layout)
+        startup = layouts[0].startup  # rank_layouts predicted exactly these settings
     memory_given = (settings.gpu_memory_utilization is not None
                     or settings.mem_fraction_static is not None
                     or settings.kv_cache_memory_bytes is not None)
-    startup = predict(model, device, chosen, constants)
+    if startup is None:
+        startup = predict(model, device, chosen, constants)
     recommendation = recommend(model, device, chosen, startup, constants)
     recommendation["layout"] = chosen.layout.label()
     if not memory_given and not device.is_cpu:

@@ -19,7 +19,6 @@ from servewise.plan.model import ModelInfo
 from servewise.plan.weights import WeightTensor
 
 if TYPE_CHECKING:
-    from servewise.sources.hub import HubStats
     from servewise.store import Store
 
 _REPO = re.compile(r"^[\w.-]+/[\w.-]+$")
@@ -59,8 +58,8 @@ def reads_hub(ref: str, revision: str | None = None) -> bool:
     return not (find_card(text) is not None and revision is None)
 
 
-def load_model(ref: str, *, revision: str | None = None, store: Store | None = None,
-               on_hub_stats: object = None) -> ModelInfo:
+def load_model(ref: str, *, revision: str | None = None,
+               store: Store | None = None) -> ModelInfo:
     """The :class:`ModelInfo` of ``ref`` (folder, card, or Hub repository)."""
     text = ref.strip()
     if text.startswith("card:"):
@@ -85,13 +84,7 @@ def load_model(ref: str, *, revision: str | None = None, store: Store | None = N
         raise _unknown(text)
     from servewise.sources.hub import read_hub
 
-    callback = on_hub_stats if callable(on_hub_stats) else None
-
-    def stats(value: HubStats) -> None:
-        if callback is not None:
-            callback(value)
-
-    return read_hub(repo, revision=revision, store=store, on_stats=stats)
+    return read_hub(repo, revision=revision, store=store)
 
 
 def _unknown(ref: str) -> UsageError:

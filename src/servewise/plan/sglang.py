@@ -22,7 +22,7 @@ from servewise.knowledge.accounting import EngineConstants, EngineVersion
 from servewise.plan.device import Device
 from servewise.plan.kv import sglang_cell_bytes
 from servewise.plan.model import ModelInfo
-from servewise.plan.startup import Settings, Startup
+from servewise.plan.startup import Settings, Startup, engine_version
 from servewise.plan.weights import per_rank, pp_layer_ranges
 
 ENGINE = "sglang"
@@ -39,13 +39,6 @@ _GPU_TIERS = (
     (160, 8192, 256, 512),
     (10**9, 16384, 512, 512),
 )
-
-
-def engine_version(settings: Settings, constants: EngineConstants) -> EngineVersion:
-    """The version planned for."""
-    if settings.engine_version:
-        return EngineVersion.parse(settings.engine_version)
-    return constants.version(ENGINE, "latest_read")
 
 
 def default_fraction(device: Device, settings: Settings, constants: EngineConstants,

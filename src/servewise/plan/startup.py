@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from servewise.knowledge.accounting import EngineConstants, EngineVersion
 from servewise.plan.weights import Parallel
 
 
@@ -74,3 +75,11 @@ class Startup:
             "breakdown": self.breakdown,
             "notes": list(self.notes),
         }
+
+
+def engine_version(settings: Settings, constants: EngineConstants) -> EngineVersion:
+    """The version of ``settings.engine`` planned for: the user's, else the latest whose
+    source was read."""
+    if settings.engine_version:
+        return EngineVersion.parse(settings.engine_version)
+    return constants.version(settings.engine, "latest_read")

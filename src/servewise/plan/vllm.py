@@ -37,7 +37,7 @@ from servewise.plan.kv import (
     vllm_max_model_len,
 )
 from servewise.plan.model import ModelInfo, expert_padding_factor
-from servewise.plan.startup import Settings, Startup
+from servewise.plan.startup import Settings, Startup, engine_version
 from servewise.plan.weights import RankWeights, per_rank
 
 GIB = 2**30
@@ -47,13 +47,6 @@ ENGINE = "vllm"
 def format_gib(value: int) -> str:
     """vLLM's ``format_gib``: ``str(round(bytes / GiB, 2))``."""
     return f"{round(value / GIB, 2)}"
-
-
-def engine_version(settings: Settings, constants: EngineConstants) -> EngineVersion:
-    """The version planned for: the user's, else the latest whose source was read."""
-    if settings.engine_version:
-        return EngineVersion.parse(settings.engine_version)
-    return constants.version(ENGINE, "latest_read")
 
 
 def _defaults(device: Device, version: EngineVersion, constants: EngineConstants,
@@ -296,9 +289,9 @@ def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
     blocks_per_stage = []
     reserve = version.at_least(constants.text(ENGINE, "null_block_reserve", version))
     error: str | None = load_error
+    pages = pages_per_request(groups, mml, mnbt)
     for _stage, available, projected in per_stage:
         per_block = bytes_per_block(projected)
-        pages = pages_per_request(groups, mml, mnbt)
         needed = per_block * pages
         check = available - per_block if reserve else available
         if error is None:
@@ -306,7 +299,6 @@ def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
                            per_block, block)
         blocks_per_stage.append((max(available, 0) // per_block, per_block, available))
     num_blocks, per_block, available = min(blocks_per_stage)
-    pages = pages_per_request(groups, mml, mnbt)
     concurrency = num_blocks / pages
     if not v1:
         tokens = num_blocks * block

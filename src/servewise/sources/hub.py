@@ -17,14 +17,13 @@ from the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from servewise.errors import FormatError, SourceError
+from servewise.errors import SourceError
 from servewise.formats.hfconfig import config_from_mapping, parse_config, parse_quant_config
 from servewise.formats.safetensors import (
+    INDEX_FILE,
     MAX_HEADER_BYTES,
     PREFIX_BYTES,
     header_length,
@@ -43,18 +42,7 @@ SPECULATIVE_BYTES = 512 * 1024
 WORKERS = 8
 #: Bumped when what is stored changes shape.
 READER_VERSION = 1
-INDEX_FILE = "model.safetensors.index.json"
 SINGLE_FILE = "model.safetensors"
-
-
-@dataclass
-class HubStats:
-    """What one read cost: requests by kind."""
-
-    api_calls: int = 0
-    file_gets: int = 0
-    ranged_reads: int = 0
-    from_store: bool = False
 
 
 class HubReader:
@@ -77,7 +65,6 @@ class HubReader:
         self.store = store
         self.max_header_bytes = max_header_bytes
         self.timeout = timeout
-        self.stats = HubStats()
 
     # ---------------------------------------------------------------- HTTP helpers
 
@@ -99,9 +86,6 @@ class HubReader:
         headers = self._headers()
         if byte_range is not None:
             headers["Range"] = f"bytes={byte_range[0]}-{byte_range[1]}"
-            self.stats.ranged_reads += 1
-        else:
-            self.stats.file_gets += 1
         try:
             response = get_session().get(self._url(repo, filename, revision), headers=headers,
                                          timeout=self.timeout, follow_redirects=True)
@@ -141,7 +125,6 @@ class HubReader:
                                        timeout=self.timeout)
         except Exception as exc:
             raise _hub_error(exc, repo, None) from None
-        self.stats.api_calls += 1
         sha = str(info.sha or wanted)
         cached = self._cached(repo, sha)
         if cached is not None:
@@ -200,12 +183,9 @@ class HubReader:
         source = f"{repo}/{name}"
         first, total = self._get(repo, name, sha, (0, SPECULATIVE_BYTES - 1))
         size = size if size is not None else total
-        length = header_length(first[:PREFIX_BYTES], limit=self.max_header_bytes, source=source)
+        length = header_length(first[:PREFIX_BYTES], limit=self.max_header_bytes, source=source,
+                               file_size=size)
         end = PREFIX_BYTES + length
-        if size is not None and end > size:
-            raise FormatError("safetensors header", offset=PREFIX_BYTES,
-                              expected=f"{length} header bytes", found=f"a {size}-byte file",
-                              source=source)
         data = first[PREFIX_BYTES:end]
         if len(first) < end:
             rest, _ = self._get(repo, name, sha, (len(first), end - 1))
@@ -225,7 +205,6 @@ class HubReader:
         data = self.store.get_hub(self._key(repo), revision, READER_VERSION)
         if data is None:
             return None
-        self.stats.from_store = True
         return model_from_stored(repo, data)
 
     def _remember(self, repo: str, wanted: str, sha: str, model: ModelInfo) -> None:
@@ -291,13 +270,7 @@ def _hub_error(exc: BaseException, repo: str, filename: str | None) -> SourceErr
 
 
 def read_hub(repo: str, *, revision: str | None = None, store: Store | None = None,
-             endpoint: str | None = None, token: str | bool | None = None,
-             on_stats: Callable[[HubStats], None] | None = None) -> ModelInfo:
+             endpoint: str | None = None, token: str | bool | None = None) -> ModelInfo:
     """Read ``repo`` (see :class:`HubReader`)."""
-    reader = HubReader(endpoint=endpoint, token=token, store=store)
-    try:
-        return reader.read(repo, revision)
-    finally:
-        if on_stats is not None:
-            on_stats(reader.stats)
+    return HubReader(endpoint=endpoint, token=token, store=store).read(repo, revision)
 

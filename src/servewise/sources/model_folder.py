@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servewise.errors import FormatError, SourceError
+from servewise.errors import SourceError
 from servewise.formats.hfconfig import HfConfig, parse_config, parse_quant_config
 from servewise.formats.safetensors import (
+    INDEX_FILE,
     MAX_HEADER_BYTES,
     PREFIX_BYTES,
     SafetensorsHeader,
@@ -23,7 +24,6 @@ from servewise.formats.safetensors import (
 from servewise.plan.model import ModelInfo
 from servewise.plan.weights import collapse
 
-INDEX_FILE = "model.safetensors.index.json"
 #: ``config.json`` larger than this is refused (real ones are under 100 kB; Qwen3.6's
 #: quantization block makes it 58 kB).
 MAX_CONFIG_BYTES = 16 * 2**20
@@ -55,13 +55,8 @@ def read_header(path: Path, *, limit: int = MAX_HEADER_BYTES) -> SafetensorsHead
     try:
         with path.open("rb") as handle:
             size = path.stat().st_size
-            length = header_length(handle.read(PREFIX_BYTES), limit=limit, source=str(path))
-            if PREFIX_BYTES + length > size:
-                raise FormatError(
-                    "safetensors header", offset=PREFIX_BYTES,
-                    expected=f"{length} header bytes", found=f"a {size}-byte file",
-                    source=str(path),
-                )
+            length = header_length(handle.read(PREFIX_BYTES), limit=limit, source=str(path),
+                                   file_size=size)
             return parse_header(handle.read(length), file_size=size, source=str(path))
     except OSError as exc:
         raise SourceError(f"cannot read {path}: {exc}", path=str(path)) from None
@@ -117,12 +112,4 @@ def read_folder(folder: Path, *, limit: int = MAX_HEADER_BYTES) -> ModelInfo:
         provenance=(str(folder.resolve()),),
         quant_config=quant,
     )
-
-
-def looks_like_folder(ref: str) -> bool:
-    """Whether ``ref`` names an existing folder."""
-    try:
-        return Path(ref).expanduser().is_dir()
-    except OSError:
-        return False
 
