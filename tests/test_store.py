@@ -150,6 +150,20 @@ def test_hub_metadata_round_trip_and_upgrade(tmp_path: Path) -> None:
         assert version == len(_MIGRATIONS)
 
 
+def test_a_store_of_the_release_before_the_hub_table_gains_it(tmp_path: Path) -> None:
+    """A store at schema 3 (scan cache and bench tables, no Hub table) keeps its rows."""
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        store.put_scan("k", 1, {"kept": True})
+    with sqlite3.connect(path) as db:  # back to what that release left
+        db.execute("DROP TABLE hub_metadata")
+        db.execute("PRAGMA user_version = 3")
+    with Store(path) as store:
+        assert store.get_scans(["k"], 1) == {"k": {"kept": True}}
+        store.put_hub("hub/org/m", "main", "abc", 1, {"files": 2})
+        assert store.get_hub("hub/org/m", "main", 1) == {"files": 2}
+
+
 def test_two_openers_of_a_new_store_migrate_it_once(tmp_path: Path) -> None:
     """A second process that read the old schema version waits for the first, then re-reads."""
     import threading

@@ -28,17 +28,6 @@ _MIGRATIONS: tuple[str, ...] = (
         created_at REAL NOT NULL
     )
     """,
-    """
-    CREATE TABLE hub_metadata (
-        repo TEXT NOT NULL,
-        revision TEXT NOT NULL,
-        sha TEXT NOT NULL,
-        reader INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        created_at REAL NOT NULL,
-        PRIMARY KEY (repo, revision)
-    )
-    """,
     # bench: one row per run (the JSON document), one per request (the raw record).
     """
     CREATE TABLE bench_runs (
@@ -57,6 +46,19 @@ _MIGRATIONS: tuple[str, ...] = (
         seq INTEGER NOT NULL,
         record TEXT NOT NULL,
         PRIMARY KEY (run_id, level, phase, seq)
+    )
+    """,
+    # Hub metadata of models (the planner). Steps are only ever appended: a store records how
+    # many ran, so a step put before others would be skipped in stores that had those.
+    """
+    CREATE TABLE hub_metadata (
+        repo TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        sha TEXT NOT NULL,
+        reader INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (repo, revision)
     )
     """,
 )
