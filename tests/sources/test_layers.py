@@ -67,6 +67,16 @@ def test_a_large_member_is_never_held() -> None:
     assert set(result["scans"]) == {"big.so", "real.so"}
 
 
+def test_a_library_split_across_reads_is_still_recognised() -> None:
+    """A stream may return fewer bytes than asked: the 8-byte kind check must gather them."""
+    real = (CUDA / "libsw_sm120.so").read_bytes()
+    blob = build_tar([Entry("usr/lib/libx.so", real)])
+    pieces = [blob[:515], blob[515:]]  # the cut falls 3 bytes into the ELF header
+    raw = VerifiedBlob(iter(pieces), digest_of(blob), len(blob), "layer")
+    result = read_layer(layer_stream(raw, "layer", len(blob)).stream, scan_chunks, "layer")
+    assert result["scans"]["usr/lib/libx.so"]["entries"]
+
+
 def test_a_decompression_bomb_is_stopped() -> None:
     blob = gzip.compress(build_tar([Entry("x.bin", bytes(200 * 2**20))]), compresslevel=9)
     raw = VerifiedBlob(iter([blob]), digest_of(blob), len(blob), "layer")

@@ -41,6 +41,27 @@ def is_candidate(path: str) -> bool:
     return CANDIDATE_RE.search(path) is not None
 
 
+class ByteStream(Protocol):
+    """Sequential reads: ``read(n)`` gives up to ``n`` bytes, ``b""`` at the end."""
+
+    def read(self, size: int, /) -> bytes:
+        """Up to ``size`` bytes."""
+        ...
+
+
+def read_exact(stream: ByteStream, size: int) -> bytes:
+    """``size`` bytes, fewer only at the end of the stream."""
+    parts: list[bytes] = []
+    got = 0
+    while got < size:
+        chunk = stream.read(size - got)
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
 class MemberReader(Protocol):
     """How a member's bytes are reopened, in any process (a small picklable value)."""
 

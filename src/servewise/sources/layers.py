@@ -36,6 +36,7 @@ from servewise.sources.interface import (
     Member,
     ScanFn,
     is_candidate,
+    read_exact,
 )
 
 VERSION_FILES = frozenset({"__init__.py", "_version.py", "version.py"})
@@ -164,7 +165,7 @@ class PassCollector:
         if data is None:
             self.notes.append(f"{path}: a sparse file, not read")
         elif is_candidate(path):
-            head = data.read(PREFIX_BYTES)
+            head = read_exact(data, PREFIX_BYTES)  # a stream may give fewer bytes per read
             self.scans[path] = (
                 self._scan(chain([head], data.chunks(CHUNK_SIZE)))
                 if object_kind(head) is not None else None

@@ -34,6 +34,7 @@ from servewise.sources.interface import (
     ScanFn,
     SourceBase,
     Unit,
+    read_exact,
     read_head,
 )
 from servewise.sources.layers import PassCollector
@@ -43,7 +44,6 @@ from servewise.sources.wheel import (
     _check_end_records,
     inflate_data,
     inflate_entry,
-    read_exact,
 )
 
 TAIL_BYTES = 65536 + 22

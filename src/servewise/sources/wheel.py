@@ -13,12 +13,12 @@ import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import BinaryIO
 
 from isal import isal_zlib
 
 from servewise.errors import ArchiveLimitError, SourceError
-from servewise.sources.interface import CHUNK_SIZE, Member, MemberReader
+from servewise.sources.interface import CHUNK_SIZE, ByteStream, Member, MemberReader, read_exact
 from servewise.sources.members import MemberSource
 
 #: Archives with more entries than this are refused.
@@ -178,27 +178,6 @@ def _from_file(handle: BinaryIO, entry: ZipEntryReader, chunk_size: int) -> Iter
         handle.seek(entry.offset)
         yield from inflate_entry(handle, f"{entry.archive}!{entry.name}", entry.offset,
                                  entry.compressed_size, entry.size, entry.method, chunk_size)
-
-
-class ByteStream(Protocol):
-    """Sequential reads: ``read(n)`` gives up to ``n`` bytes, ``b""`` at the end."""
-
-    def read(self, size: int, /) -> bytes:
-        """Up to ``size`` bytes."""
-        ...
-
-
-def read_exact(stream: ByteStream, size: int) -> bytes:
-    """``size`` bytes, fewer only at the end of the stream."""
-    parts: list[bytes] = []
-    got = 0
-    while got < size:
-        chunk = stream.read(size - got)
-        if not chunk:
-            break
-        parts.append(chunk)
-        got += len(chunk)
-    return b"".join(parts)
 
 
 def local_header(stream: ByteStream, where: str, offset: int) -> bytes:
