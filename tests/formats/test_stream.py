@@ -422,3 +422,27 @@ def test_two_cubins_back_to_back() -> None:
         assert [c.offset for c in found.cubins] == [0, len(_BYTES["saxpy_sm80.cubin"])]
         assert archs(found) == (["sm_120a", "sm_80"], [])
         assert found.warnings == ()
+
+
+def test_host_bytes_between_code_segments_reach_the_evidence_once() -> None:
+    """With two machine-code ranges in one window, each host byte is fed once, none of code."""
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.fed: list[bytes] = []
+            self.cuts = 0
+
+        def feed(self, chunk: bytes) -> None:
+            self.fed.append(chunk)
+
+        def cut(self) -> None:
+            self.cuts += 1
+
+    scanner = StreamScanner()
+    recorder = Recorder()
+    scanner._evidence = recorder  # type: ignore[assignment]
+    scanner._dynamic._code = ((10, 20), (30, 40))
+    scanner._buf = bytearray(range(50))
+    scanner._host_evidence(50)
+    assert recorder.fed == [bytes(range(10)), bytes(range(20, 30)), bytes(range(40, 50))]
+    assert recorder.cuts == 2

@@ -186,7 +186,7 @@ class StreamScanner:
             if high <= start or low >= end:
                 continue
             if low > start:
-                self._evidence.feed(bytes(self._buf[: low - self._pos]))
+                self._evidence.feed(bytes(self._buf[start - self._pos : low - self._pos]))
             self._evidence.cut()
             start = min(high, end)
         if start < end:
