@@ -63,6 +63,10 @@ def test_bad_input_exits_2(tmp_path: Path) -> None:
     (tmp_path / "core").write_bytes(b"\x7fELF\x00\x00\x01" * 100)
     code, _, err = run("diagnose", str(tmp_path / "core"))
     assert code == 2 and "not a text log" in err
+    # a NUL past the first read (the file's first read is 8 bytes) but in the first 8 KiB
+    (tmp_path / "late").write_bytes(b"abcdefgh\nhello\x00world" + bytes(3000))
+    code, _, err = run("diagnose", str(tmp_path / "late"))
+    assert code == 2 and "not a text log" in err
     code, _, err = run("diagnose", str(SGLANG), "--gpu", "no-such-gpu")
     assert code == 2 and "unknown GPU" in err
 

@@ -101,6 +101,7 @@ def test_a_user_rule_is_added_and_runs(tmp_path: Path) -> None:
     (("category = \"disk_full\"", "category = \"full_disk\""), "category"),
     (("text = \"Ask for more quota.\"", "text = \"Ask for {quota_gib} GiB.\""), "fix"),
     (("name = \"our-lab-storage-quota\"", "name = \"Our Lab\""), "name"),
+    (("kind = \"cause\"", "kind = \"cause\"\nphase = \"nope\""), "phase"),
 ])
 def test_a_bad_rule_names_file_and_field(tmp_path: Path, change: tuple[str, str],
                                          field: str) -> None:

@@ -51,6 +51,8 @@ AFTER_LINES = 0
 BUSY_LINES = 400
 """Lines parsed after a hit while a traceback is still open."""
 _BINARY_PROBE = 8192
+#: Bytes of lines :meth:`LogScanner.feed_lines` gathers before one scan.
+_LINES_BATCH = 2**20
 _TRACEBACK_LIKE = re.compile(rb'File "|^\s|\s{4}|\^\^\^|~~~|Traceback \(most|\.\.\.<\d+ lines>')
 
 
@@ -153,7 +155,7 @@ class LogScanner:
         """Take the next bytes of the log (any size; lines may straddle chunks)."""
         if not chunk:
             return
-        if self._bytes == 0 and b"\x00" in chunk[:_BINARY_PROBE]:
+        if self._bytes < _BINARY_PROBE and b"\x00" in chunk[: _BINARY_PROBE - self._bytes]:
             raise LogInputError(
                 "the input is not a text log: it has NUL bytes in its first 8 KiB",
                 hint="pass the engine's log (stdout/stderr), e.g. `docker logs CONTAINER 2>&1`",
@@ -176,9 +178,17 @@ class LogScanner:
         self._pending = chunk[max(cut, start):]
 
     def feed_lines(self, lines: Iterable[str]) -> None:
-        """Take lines of text (with or without their newlines)."""
+        """Take lines of text (with or without their newlines), fed in pieces of ~1 MiB."""
+        batch: list[bytes] = []
+        size = 0
         for line in lines:
-            self.feed((line if line.endswith("\n") else line + "\n").encode())
+            data = (line if line.endswith("\n") else line + "\n").encode()
+            batch.append(data)
+            size += len(data)
+            if size >= _LINES_BATCH:
+                self.feed(b"".join(batch))
+                batch, size = [], 0
+        self.feed(b"".join(batch))
 
     def finish(self) -> Diagnosis:
         """The end of the log: the diagnosis of everything fed."""

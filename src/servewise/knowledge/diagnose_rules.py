@@ -345,7 +345,7 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
     implied_phase = reader.optional_string("phase") or None
     if implied_phase is not None and (kind != "wrapper" or implied_phase not in phase_ids):
         raise reader.error("phase", "only a wrapper names the phase its inner message is in, "
-                           "and it must be a known phase", found=phase)
+                           "and it must be a known phase", found=implied_phase)
     fact_ids = {fact.id for fact in tables.facts if fact.kind == "value"}
     facts = reader.strings("facts", required=False)
     for fact in facts:
