@@ -14,14 +14,23 @@ from pathlib import Path
 import pytest
 
 from servewise.errors import UsageError
-from servewise.inspect.bisect import Candidate, Predicate, between, bisect, max_probes
+from servewise.inspect.bisect import (
+    Candidate,
+    Predicate,
+    Probe,
+    between,
+    bisect,
+    compare,
+    max_probes,
+)
+from servewise.inspect.scan import scan_build
 from servewise.inspect.series import series_for
 from servewise.inspect.tags import list_tags
 from servewise.knowledge.gpus import load_gpu_catalog
 from servewise.sources import SourceOptions
 from servewise.store import Store
 from support.images import SITE, Entry, Image, build_tar, push_image, wheel_entries
-from support.paths import BAD_NIGHTLY, GOOD_NIGHTLY
+from support.paths import BAD_NIGHTLY, CUDA, GOOD_NIGHTLY
 from support.registry import Registry
 
 pytestmark = pytest.mark.registry
@@ -172,3 +181,18 @@ def test_usage_errors(registry: Registry, nightlies: list[str]) -> None:
         between(series.candidates, "nightly-000000000000", None)
     with pytest.raises(UsageError, match="regular expression"):
         series_for([f"{registry.host}/{REPO}"], match="(", options=SourceOptions(), store=None)
+
+
+def test_files_sharing_a_library_id_are_compared_file_by_file(tmp_path: Path) -> None:
+    """sgl-kernel ships one id for many files: each is paired with its own successor."""
+    probes = []
+    for index, (name, sm100) in enumerate([("a", "libsw_sm120a.so"), ("b", "libsw_sm100a.so")]):
+        for folder, fixture in (("sm90", "libsw_sm90a.so"), ("sm100", sm100)):
+            (tmp_path / name / "sgl_kernel" / folder).mkdir(parents=True)
+            (tmp_path / name / "sgl_kernel" / folder / "x.so").write_bytes(
+                (CUDA / fixture).read_bytes())
+        report = scan_build(str(tmp_path / name), store=None)
+        probes.append(Probe(index, Candidate(name, str(tmp_path / name)), True, "", report))
+    (change,) = compare(*probes)
+    assert change.library == "sgl_kernel/sm100/x.so"
+    assert change.lost["sass"] == ("sm_120a",) and change.gained["sass"] == ("sm_100a",)

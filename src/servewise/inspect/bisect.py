@@ -24,6 +24,7 @@ from typing import Any
 
 from servewise.archs import Arch
 from servewise.errors import UsageError
+from servewise.inspect.diff import pair_libraries
 from servewise.inspect.engine_version import engine_version
 from servewise.inspect.gate import GateResult, gate
 from servewise.inspect.report import BuildReport, LibraryReport, sort_archs
@@ -181,7 +182,7 @@ class LibraryChange:
     """How one library differs between the two neighbours of the boundary."""
 
     library: str
-    """Known id, else path."""
+    """Known id, else path (also where several files of a build share the id)."""
     before: LibraryReport | None = field(repr=False)
     after: LibraryReport | None = field(repr=False)
     lost: dict[str, tuple[str, ...]]
@@ -215,8 +216,22 @@ class LibraryChange:
         }
 
 
-def _key(library: LibraryReport) -> str:
-    return library.provenance.library_id or library.path
+def _labels(*reports: BuildReport) -> Callable[[LibraryReport], str]:
+    """How a library is named in the evidence: its known id, or its path where the id is
+    missing or several files of one build share it (sgl-kernel's, FlashInfer's)."""
+    shared: set[str] = set()
+    for report in reports:
+        seen: set[str] = set()
+        for library in report.libraries:
+            ident = library.provenance.library_id
+            if ident is not None:
+                (shared if ident in seen else seen).add(ident)
+
+    def label(library: LibraryReport) -> str:
+        ident = library.provenance.library_id
+        return ident if ident is not None and ident not in shared else library.path
+
+    return label
 
 
 def _own(library: LibraryReport) -> tuple[str | None, tuple[str, ...]]:
@@ -232,19 +247,20 @@ def compare(before: Probe, after: Probe) -> tuple[LibraryChange, ...]:
     Kept: libraries that lost or gained an arch, changed verdict, appeared or went,
     or whose own version or git hashes changed; first those whose verdict changed.
     """
-    old = {_key(lib): lib for lib in before.report.libraries}
-    new = {_key(lib): lib for lib in after.report.libraries}
-    verdicts_before = {v.library_id or v.path: v for v in before.gate.verdicts} \
-        if before.gate else {}
-    verdicts_after = {v.library_id or v.path: v for v in after.gate.verdicts} \
-        if after.gate else {}
+    label = _labels(before.report, after.report)
+    verdicts_before = {v.path: v for v in before.gate.verdicts} if before.gate else {}
+    verdicts_after = {v.path: v for v in after.gate.verdicts} if after.gate else {}
+    pairs = pair_libraries(list(before.report.libraries), list(after.report.libraries))
     changes: list[LibraryChange] = []
-    for key in sorted(old.keys() | new.keys()):
-        a, b = old.get(key), new.get(key)
+    for a, b in pairs:
+        either = a or b
+        assert either is not None  # a pair has at least one side
+        key = label(either)
         archs_a, archs_b = _archs(a), _archs(b)
         lost = {k: sort_archs(archs_a[k] - archs_b[k]) for k in archs_a}
         gained = {k: sort_archs(archs_b[k] - archs_a[k]) for k in archs_b}
-        va, vb = verdicts_before.get(key), verdicts_after.get(key)
+        va = verdicts_before.get(a.path) if a is not None else None
+        vb = verdicts_after.get(b.path) if b is not None else None
         # A new package version alone moves every library of the package: not evidence.
         own = a is not None and b is not None and _own(a) != _own(b)
         same = (a is not None and b is not None and not any(lost.values())

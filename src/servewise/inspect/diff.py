@@ -300,8 +300,10 @@ def _module_key(path: str) -> str:
     return _EXTENSION_RE.sub("", normalize_path(path))
 
 
-def _pair(a: list[LibraryReport], b: list[LibraryReport]) -> list[tuple[LibraryReport | None,
-                                                                        LibraryReport | None]]:
+def pair_libraries(a: list[LibraryReport], b: list[LibraryReport]
+                   ) -> list[tuple[LibraryReport | None, LibraryReport | None]]:
+    """The libraries of two builds side by side: by path, then by module (the interpreter
+    tag aside), then a known library renamed; ``None`` where one side has no partner."""
     pairs: list[tuple[LibraryReport | None, LibraryReport | None]] = []
     left = list(a)
     right = list(b)
@@ -354,7 +356,7 @@ def diff_builds(
     """Compare build ``a`` with build ``b``; with ``gpu``, also each library's gate verdict."""
     table = libraries or load_library_table()
     changes: list[LibraryChange] = []
-    for before, after in _pair(list(a.libraries), list(b.libraries)):
+    for before, after in pair_libraries(list(a.libraries), list(b.libraries)):
         if before is None:
             status = "added"
         elif after is None:
