@@ -113,13 +113,18 @@ def _scan(ref: str, no_cache: bool, as_json: bool, options: SourceOptions | None
         return scan_build(ref, store=store, progress=progress, options=options)
 
 
-def source_summary(report: BuildReport) -> dict[str, object]:
-    """What JSON output carries about the source besides the libraries."""
+def engine_field(report: BuildReport) -> dict[str, object]:
+    """``{"engine": …}``: the engine version found in the build, or null."""
     from servewise.inspect.engine_version import engine_version
 
     engine = engine_version(report)
+    return {"engine": engine.to_dict() if engine else None}
+
+
+def source_summary(report: BuildReport) -> dict[str, object]:
+    """What the gate's JSON carries about the source besides its verdicts."""
     return {"source_kind": report.source_kind, "metadata": report.metadata,
-            "engine": engine.to_dict() if engine else None, "units": report.units.to_dict(),
+            **engine_field(report), "units": report.units.to_dict(),
             "scanned_bytes": report.scanned_bytes}
 
 
@@ -154,7 +159,7 @@ def inspect(
     if evidence.reason is not None:
         say("warning", "yellow", evidence.reason)
     if as_json:
-        emit_json({**report.to_dict(entries=entries), **source_summary(report),
+        emit_json({**report.to_dict(entries=entries), **engine_field(report),
                    **evidence.to_dict()})
         return
     from servewise.render.tables import entries_table, inspect_table, source_line

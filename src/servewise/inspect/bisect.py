@@ -17,7 +17,6 @@ lost or gained (SASS, PTX, JIT dispatch) and the library's provenance in both.
 from __future__ import annotations
 
 import math
-import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +25,7 @@ from servewise.archs import Arch
 from servewise.errors import UsageError
 from servewise.inspect.diff import pair_libraries
 from servewise.inspect.engine_version import engine_version
-from servewise.inspect.gate import GateResult, gate
+from servewise.inspect.gate import GateResult, gate, is_jit, matches_require
 from servewise.inspect.report import BuildReport, LibraryReport, sort_archs
 from servewise.inspect.scan import scan_build
 from servewise.knowledge.gpus import Gpu
@@ -53,12 +52,6 @@ class Candidate:
         """JSON-ready form."""
         return {"label": self.label, "ref": self.ref, "created": self.created,
                 "aliases": list(self.aliases)}
-
-
-def _mentions(library: LibraryReport, name: str) -> bool:
-    base = posixpath.basename(library.path)
-    return library.provenance.library_id == name or name in (library.path, base) or \
-        base.startswith(name + ".")
 
 
 @dataclass(frozen=True)
@@ -110,9 +103,9 @@ class Predicate:
         table = load_library_table()
         if self.require:
             judged = [lib for lib in report.libraries
-                      if any(_mentions(lib, name) for name in self.require)]
+                      if any(matches_require(name, None, lib) for name in self.require)]
             missing = [n for n in self.require
-                       if not any(_mentions(lib, n) for lib in report.libraries)]
+                       if not any(matches_require(n, None, lib) for lib in report.libraries)]
             if missing:
                 return False, f"{', '.join(missing)}: not in the build"
         else:
@@ -120,8 +113,7 @@ class Predicate:
             for lib in report.libraries:
                 known = table.get(lib.provenance.library_id) if lib.provenance.library_id \
                     else None
-                if (known is not None and known.jit) or (not lib.has_compiled_code
-                                                         and lib.dispatch):
+                if is_jit(lib, known):
                     judged.append(lib)
             if not judged:
                 return False, "no JIT library in the build"

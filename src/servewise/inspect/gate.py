@@ -159,6 +159,13 @@ class GateResult:
         }
 
 
+def is_jit(library: LibraryReport, known: KnownLibrary | None) -> bool:
+    """Whether the library compiles its kernels at run time: known as JIT, or it has no
+    compiled GPU code but names archs it dispatches to."""
+    return (known is not None and known.jit) or (not library.has_compiled_code
+                                                 and bool(library.dispatch))
+
+
 def classify(
     library: LibraryReport, cc: ComputeCapability, known: KnownLibrary | None
 ) -> tuple[str, tuple[str, ...]]:
@@ -170,8 +177,7 @@ def classify(
     if ptx:
         return "ptx-jit", ptx
     dispatch = library.dispatch
-    is_jit = (known is not None and known.jit) or (not library.has_compiled_code and bool(dispatch))
-    if is_jit:
+    if is_jit(library, known):
         served = tuple(a for a in dispatch if sass_runs_on(arch_of_name(a), cc))
         return ("jit-dispatch", served) if served else ("missing", ())
     if library.has_compiled_code:
@@ -234,7 +240,7 @@ def _status(verdict: str, required: bool, strict: bool) -> str:
     return "error" if required or strict else "info"
 
 
-def _matches_require(name: str, known: KnownLibrary | None, library: LibraryReport) -> bool:
+def matches_require(name: str, known: KnownLibrary | None, library: LibraryReport) -> bool:
     """Whether ``--require name`` (resolved to ``known`` when it names a known library) is it."""
     if known is not None and library.provenance.library_id == known.id:
         return True
@@ -338,7 +344,7 @@ def gate(
         if known is not None and known.core:
             reasons.append("engine core")
         for name, why in wanted.items():
-            if _matches_require(name, resolved[name], library):
+            if matches_require(name, resolved[name], library):
                 reasons.extend(why)
                 satisfied.add(name)
         required_by = tuple(dict.fromkeys(reasons))

@@ -8,13 +8,13 @@ names use NVIDIA's spelling: ``sm_90a`` for SASS, ``compute_80`` for PTX,
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
 
 from servewise.archs import arch_of_name
 from servewise.formats.dynamic import DynamicInfo
+from servewise.knowledge.patterns import normalize_package
 
 
 def sort_archs(names: set[str] | list[str] | tuple[str, ...]) -> tuple[str, ...]:
@@ -255,8 +255,8 @@ class BuildReport:
 
     def package_version(self, name: str) -> str | None:
         """The version of distribution ``name`` in the build (PEP 503 comparison), if present."""
-        wanted = re.sub(r"[-_.]+", "-", name).lower()
+        wanted = normalize_package(name)
         for package, version in self.packages:
-            if re.sub(r"[-_.]+", "-", package).lower() == wanted:
+            if normalize_package(package) == wanted:
                 return version
         return None

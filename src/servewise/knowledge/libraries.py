@@ -194,18 +194,6 @@ class KnownLibrary:
         """The intended PTX (``compute_*``) archs."""
         return tuple(Arch.parse(t) for t in self.intended_archs if t.startswith("compute_"))
 
-    def matches(self, path: str) -> re.Pattern[str] | None:
-        """The first of this library's patterns that matches the whole (normalized) path."""
-        for pattern in self.paths:
-            if pattern.fullmatch(path):
-                return pattern
-        return None
-
-    def signals(self, facts: LibraryFacts) -> tuple[tuple[str, ...], str | None]:
-        """The signals of ``facts`` that point at this library, and an embedded version."""
-        signals, version, _ = self._signals(_Prepared.of(facts))
-        return signals, version
-
     def _path_match(self, prepared: _Prepared) -> tuple[int, re.Pattern[str]] | None:
         for tail in prepared.tails:
             for pattern, prefix in self._path_prefixes:
@@ -287,10 +275,6 @@ class KnownLibrary:
             "versions": [p.pattern for p in self.versions],
             "dispatch": [p.pattern for p in self.dispatch],
         }
-
-    def ships_in(self, package: str) -> bool:
-        """Whether the distribution ``package`` is one that ships this library."""
-        return normalize_package(package) in self._package_keys
 
 
 class LibraryTable:
@@ -386,16 +370,14 @@ class LibraryTable:
                 return library
         return None
 
-    def closest(self, name: str, candidates: Iterable[str] | None = None) -> tuple[str, ...]:
-        """Names among ``candidates`` (default: every id and alias) that look like ``name``.
+    def closest(self, name: str) -> tuple[str, ...]:
+        """Known ids and aliases that look like ``name``.
 
         Edit-distance similarity of the compared keys (:func:`name_key`), best
         first; a candidate that contains the name (or is contained in it) counts
         as close too.
         """
-        pool = list(candidates) if candidates is not None else [
-            n for library in self._libraries for n in (library.id, *library.aliases)
-        ]
+        pool = [n for library in self._libraries for n in (library.id, *library.aliases)]
         return close_names(name, pool)
 
 
