@@ -13,6 +13,8 @@ from __future__ import annotations
 ELF_MAGIC = b"\x7fELF"
 CONTAINER_MAGIC_BYTES = b"\x50\xed\x55\xba"
 #: Bytes needed to decide (the longest magic below).
+ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+"""A zip's first local header, or the end record of an empty one."""
 PREFIX_BYTES = 8
 
 _KINDS: tuple[tuple[bytes, str], ...] = (
@@ -44,3 +46,8 @@ def describe_prefix(prefix: bytes) -> str:
 
 
 __all__ = ["PREFIX_BYTES", "describe_prefix", "object_kind"]
+
+
+def is_zip(prefix: bytes) -> bool:
+    """Whether bytes start like a zip archive (a wheel)."""
+    return prefix.startswith(ZIP_MAGICS)

@@ -6,6 +6,7 @@ name, version and tags out (PEP 427 / the binary distribution format spec).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -87,9 +88,9 @@ class IndexFile:
     upload_time: str | None = None
     yanked: bool = False
 
-    @property
+    @functools.cached_property
     def wheel(self) -> WheelName | None:
-        """Its wheel name, when it is a wheel."""
+        """Its wheel name, when it is a wheel (parsed once)."""
         return parse_wheel_name(self.filename)
 
 

@@ -114,8 +114,9 @@ def parse_header(block: bytes, offset: int = 0) -> TarHeader:
                           found=f"{len(block)} bytes")
     stored = _number(block[148:156], "header checksum", offset + 148)
     unsigned = sum(block[:148]) + 8 * 32 + sum(block[156:])
-    signed = unsigned - sum(b for b in block[:148] + block[156:] if b > 127) * 2
-    if stored not in (unsigned, signed):
+    # Old tars summed signed chars; that sum is only worth taking when the usual one differs.
+    if stored != unsigned and stored != unsigned - 2 * sum(
+            b for b in block[:148] + block[156:] if b > 127):
         raise FormatError("tar header", offset=offset, expected=f"checksum {unsigned}",
                           found=f"checksum {stored}",
                           hint="the archive is damaged, or this is not a tar archive")

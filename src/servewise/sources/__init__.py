@@ -17,9 +17,9 @@ from servewise.sources.interface import (
 )
 from servewise.sources.local import LocalSource
 from servewise.sources.resolve import RESOLVERS, SourceOptions, open_source
-from servewise.sources.wheel import WheelSource, is_zip
+from servewise.sources.wheel import WheelSource
 
 __all__ = [
     "RESOLVERS", "BuildSource", "Contents", "LocalSource", "Member", "Source", "SourceOptions",
-    "Unit", "WheelSource", "is_zip", "member_chunks", "open_source", "read_head",
+    "Unit", "WheelSource", "member_chunks", "open_source", "read_head",
 ]

@@ -27,6 +27,7 @@ from servewise.sources.image import (
     image_metadata,
     layer_units,
     resolve_local,
+    split_named_path,
 )
 from servewise.sources.layers import normalize
 
@@ -187,13 +188,7 @@ def _from_manifest_json(index: ArchiveIndex, name: str | None, where: str
 
 def open_archive(ref: str, options: Any) -> ImageSource:
     """The resolver's opener for ``docker save`` and OCI archives."""
-    path_text, name = ref, None
-    for prefix in ("docker-archive:", "oci-archive:"):
-        if ref.startswith(prefix):
-            path_text = ref[len(prefix):]
-            if not Path(path_text).expanduser().exists() and ":" in path_text:
-                path_text, _, name = path_text.partition(":")
-            break
+    path_text, name = split_named_path(ref, ("docker-archive:", "oci-archive:"))
     path = Path(path_text).expanduser()
     where = str(path) + (f":{name}" if name else "")
     index = ArchiveIndex(path)

@@ -141,11 +141,6 @@ class ImageSource(SourceBase):
         self._layers = layers
         self._metadata = metadata
 
-    @property
-    def layers(self) -> list[LayerUnit]:
-        """The layers, bottom first."""
-        return list(self._layers)
-
     def units(self) -> list[Unit]:
         """One unit per layer."""
         return list(self._layers)

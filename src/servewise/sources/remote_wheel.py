@@ -35,7 +35,6 @@ from servewise.sources.interface import (
     SourceBase,
     Unit,
     read_exact,
-    read_head,
 )
 from servewise.sources.layers import PassCollector
 from servewise.sources.wheel import (
@@ -347,10 +346,6 @@ class StreamedWheelSource(SourceBase):
     def metadata(self) -> dict[str, Any]:
         """The URL and what the index said."""
         return dict(self._metadata)
-
-    def read_small(self, member: Member, limit: int) -> bytes:
-        """Small files kept during the pass."""
-        return read_head(member, limit) if member.reader is not None else b""
 
 
 def open_remote_wheel(ref: str, url: str, *, expected_sha256: str | None = None,

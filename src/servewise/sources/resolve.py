@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servewise.errors import FormatError, SourceError, UsageError
+from servewise.formats.magic import is_zip
 from servewise.formats.oci import parse_platform
 from servewise.sources.interface import Source
 
@@ -131,7 +132,7 @@ def _is_wheel_file(ref: str) -> bool:
             prefix = handle.read(4)
     except OSError:
         return False
-    return prefix.startswith((b"PK\x03\x04", b"PK\x05\x06"))
+    return is_zip(prefix)
 
 
 RESOLVERS: tuple[Resolver, ...] = (

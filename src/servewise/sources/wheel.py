@@ -38,10 +38,6 @@ _LOCAL = b"PK\x03\x04"
 _INFLATE_ERROR: type[Exception] = getattr(isal_zlib, "IsalError", Exception)
 
 
-def is_zip(prefix: bytes) -> bool:
-    """Whether bytes start like a zip archive."""
-    return prefix.startswith(_LOCAL) or prefix.startswith(_EOCD)
-
 
 def _check_directory(path: Path) -> None:
     """Refuse archives whose end record declares an absurd directory before zipfile reads it."""
