@@ -13,7 +13,7 @@ are followed. The tests check that the result equals parsing every line
 (``prefilter=False``).
 
 Memory stays bounded whatever the log's size: one chunk, the previous chunk's
-trailing traceback lines (at most :data:`RING_LINES`) for look-back, the open
+trailing traceback lines (at most :data:`LOOKBACK_LINES`) for look-back, the open
 events of the assembler (capped), and the bounded summaries of the collector.
 """
 
@@ -42,10 +42,9 @@ GENERIC_KEYWORDS = (
 )
 """Markers of any error, so that errors no rule knows are still found (as ``unknown``)."""
 
-RING_LINES = 200
-"""Trailing traceback lines kept from the previous chunk, for look-back."""
 LOOKBACK_LINES = 200
-"""At most this many traceback lines above a hit are parsed with it."""
+"""At most this many traceback lines above a hit are parsed with it (and kept from the end
+of the previous chunk, for a hit at the start of the next)."""
 AFTER_LINES = 0
 """Lines parsed after a hit (an open traceback or exception message keeps the parser going)."""
 BUSY_LINES = 400
@@ -303,15 +302,7 @@ class LogScanner:
 
     def _keep_ring(self, data: bytes, floor: int, hi: int) -> None:
         """Keep the chunk's last unparsed lines if they look like a traceback (look-back)."""
-        start = hi
-        for _ in range(RING_LINES):
-            if start <= floor:
-                break
-            previous = max(data.rfind(b"\n", floor, start - 1) + 1, floor)
-            if _TRACEBACK_LIKE.search(data, previous, start - 1) is None:
-                break
-            start = previous
-        self._ring = data[start:hi]
+        self._ring = data[self._lookback(data, hi, floor):hi]
 
     def _parse(self, raw: bytes, number: int) -> None:
         self.parsed_lines += 1

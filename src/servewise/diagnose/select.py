@@ -129,7 +129,6 @@ class Collector:
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
         self._runs: OrderedDict[int, _RunData] = OrderedDict()
-        self.failing_runs = 0
 
     def _data(self, run: int) -> _RunData:
         data = self._runs.get(run)

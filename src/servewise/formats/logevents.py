@@ -53,7 +53,6 @@ _NEW_START = re.compile(
     r"^(?:Traceback \(most recent call last\):|Process [\w-]+:$|\S+\.py:\d+: \w*Warning: |"
     r"[\w.]+(?:Error|Exception|Warning)\b|\w+ fatal\s*:|terminate called )"
 )
-_SITE = re.compile(r"^.*?/(?:site|dist)-packages/")
 
 
 def normalize_path(path: str) -> str:
@@ -63,11 +62,6 @@ def normalize_path(path: str) -> str:
         return text
     lead = "/" if text.startswith("/") else ""
     return lead + posixpath.normpath(text).lstrip("/") if "/" in text else text
-
-
-def package_path(path: str) -> str:
-    """The part of a normalised path below ``site-packages``/``dist-packages`` (or all of it)."""
-    return _SITE.sub("", path)
 
 
 @dataclass(frozen=True, slots=True)

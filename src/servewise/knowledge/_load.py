@@ -106,7 +106,8 @@ class RawEntry:
         return f"#{self.index + 1}"
 
 
-def _parse_toml(text: str, file: str) -> dict[str, Any]:
+def parse_toml(text: str, file: str) -> dict[str, Any]:
+    """The TOML document ``text``; invalid TOML is a :class:`DataFileError` naming ``file``."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -138,7 +139,7 @@ def shipped_entries(filename: str, table: str) -> tuple[RawEntry, ...]:
     """The entries of a shipped data file (read once per process)."""
     resource = resources.files(SHIPPED_PACKAGE).joinpath("data", filename)
     file = f"servewise/knowledge/data/{filename}"
-    return tuple(_entries(_parse_toml(resource.read_text("utf-8"), file), table, file, False))
+    return tuple(_entries(parse_toml(resource.read_text("utf-8"), file), table, file, False))
 
 
 def user_entries(filename: str, table: str, user_dir: Path | None) -> list[RawEntry]:
@@ -151,7 +152,7 @@ def user_entries(filename: str, table: str, user_dir: Path | None) -> list[RawEn
         return []
     except OSError as exc:
         raise DataFileError(f"cannot read: {exc}", file=str(path)) from exc
-    entries = _entries(_parse_toml(text, str(path)), table, str(path), True)
+    entries = _entries(parse_toml(text, str(path)), table, str(path), True)
     with_source = []
     for entry in entries:
         if "source" not in entry.data:
@@ -364,14 +365,16 @@ class EntryReader:
                 )
         return tuple(item.strip() for item in items)
 
+    def regex(self, field: str, text: str, flags: int = 0) -> re.Pattern[str]:
+        """``text`` (a value of ``field``) compiled; a bad expression is an error on ``field``."""
+        try:
+            return re.compile(text, flags)
+        except re.error as exc:
+            raise self.error(field, f"bad regular expression: {exc}", found=text) from exc
+
     def regexes(
         self, field: str, flags: int = 0, *, required: bool = True
     ) -> tuple[re.Pattern[str], ...]:
         """A list of regular expressions, each compiled (non-empty unless not ``required``)."""
-        compiled = []
-        for text in self.strings(field, required=required, non_empty=required):
-            try:
-                compiled.append(re.compile(text, flags))
-            except re.error as exc:
-                raise self.error(field, f"bad regular expression: {exc}", found=text) from exc
-        return tuple(compiled)
+        return tuple(self.regex(field, text, flags)
+                     for text in self.strings(field, required=required, non_empty=required))

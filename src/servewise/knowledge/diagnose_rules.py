@@ -31,7 +31,6 @@ from __future__ import annotations
 import functools
 import re
 import string
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
@@ -45,6 +44,7 @@ from servewise.knowledge._load import (
     RawEntry,
     check_unique,
     merge_by_id,
+    parse_toml,
     shipped_entries,
     user_data_dir,
     user_entries,
@@ -52,7 +52,7 @@ from servewise.knowledge._load import (
 from servewise.knowledge.diagnose_tables import (
     LAYERS,
     DiagnoseTables,
-    compile_regex,
+    expanded_regexes,
     load_diagnose_tables,
 )
 from servewise.knowledge.libraries import specificity
@@ -282,7 +282,7 @@ def _signatures(reader: EntryReader, tables: DiagnoseTables,
         if not isinstance(text, str) or not text.strip():
             raise reader.error("signature", f"#{index + 1}: pattern must be a non-empty string")
         expanded = tables.expand(text, reader, "signature")
-        pattern = compile_regex(reader, "signature", expanded)
+        pattern = reader.regex("signature", expanded)
         literal_text = _UNESCAPE.sub(r"\1", expanded)
         if not any(keyword in literal_text for keyword in keywords):
             raise reader.error(
@@ -355,10 +355,7 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
     advice = reader.optional_string("advice") or None
     if advice is not None and advice not in ADVICE:
         raise reader.error("advice", "unknown advice", expected=", ".join(ADVICE), found=advice)
-    extract = tuple(
-        compile_regex(reader, "extract", tables.expand(text, reader, "extract"))
-        for text in reader.strings("extract", required=False)
-    )
+    extract = expanded_regexes(reader, "extract", tables)
     precedence = reader.entry.data.get("precedence", 0)
     if isinstance(precedence, bool) or not isinstance(precedence, int):
         raise reader.error("precedence", "must be an integer", found=repr(precedence))
@@ -371,10 +368,8 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
         id=ident, name=name, summary=reader.string("summary"), category=category, kind=kind,
         status=status, engines=engines, layer=layer, library=library, precedence=precedence,
         keywords=keywords, signatures=signatures, phases=phases,
-        evidence_any=tuple(compile_regex(reader, "evidence_any", tables.expand(t, reader, "x"))
-                           for t in reader.strings("evidence_any", required=False)),
-        exclude=tuple(compile_regex(reader, "exclude", tables.expand(t, reader, "x"))
-                      for t in reader.strings("exclude", required=False)),
+        evidence_any=expanded_regexes(reader, "evidence_any", tables),
+        exclude=expanded_regexes(reader, "exclude", tables),
         extract=extract, facts=facts, advice=advice, phase=implied_phase, fixes=(),
         related=reader.strings("related", required=False),
         explanation=reader.string("explanation"), sources=reader.sources(),
@@ -426,7 +421,7 @@ def _shipped_rule_entries() -> list[RawEntry]:
     for item in sorted(folder.iterdir(), key=lambda i: i.name):
         if item.name.endswith(".toml"):
             file = f"servewise/knowledge/data/{RULES_FOLDER}/{item.name}"
-            entries.append(RawEntry(_toml(item.read_text("utf-8"), file), file, 0, False))
+            entries.append(RawEntry(parse_toml(item.read_text("utf-8"), file), file, 0, False))
     return entries
 
 
@@ -440,17 +435,10 @@ def _user_rule_entries(user_dir: Path) -> list[RawEntry]:
             text = path.read_text("utf-8")
         except OSError as exc:
             raise DataFileError(f"cannot read: {exc}", file=str(path)) from exc
-        data = _toml(text, str(path))
+        data = parse_toml(text, str(path))
         data.setdefault("source", path.resolve().as_uri())
         entries.append(RawEntry(data, str(path), 0, True))
     return entries
-
-
-def _toml(text: str, file: str) -> dict[str, object]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise DataFileError(f"not valid TOML: {exc}", file=file) from exc
 
 
 def _build(folder: Path | None) -> RuleSet:

@@ -128,26 +128,12 @@ class DiagnoseTables:
 
         return _INCLUDE.sub(replace, text)
 
-    def phase(self, ident: str) -> Phase | None:
-        """The phase with this id."""
-        return next((phase for phase in self.phases if phase.id == ident), None)
 
-
-def compile_regex(reader: EntryReader, field: str, text: str, flags: int = 0) -> re.Pattern[str]:
-    """Compile ``text``; a bad expression is a :class:`DataFileError` on ``field``."""
-    try:
-        return re.compile(text, flags)
-    except re.error as exc:
-        raise reader.error(field, f"bad regular expression: {exc}", found=text) from exc
-
-
-def _regex_list(reader: EntryReader, field: str, tables: DiagnoseTables | None = None,
-                required: bool = False) -> tuple[re.Pattern[str], ...]:
-    texts = reader.strings(field, required=required, non_empty=required)
-    return tuple(
-        compile_regex(reader, field, tables.expand(text, reader, field) if tables else text)
-        for text in texts
-    )
+def expanded_regexes(reader: EntryReader, field: str, tables: DiagnoseTables
+                     ) -> tuple[re.Pattern[str], ...]:
+    """The optional list ``field``, each with its ``%{name}`` patterns expanded, compiled."""
+    return tuple(reader.regex(field, tables.expand(text, reader, field))
+                 for text in reader.strings(field, required=False))
 
 
 def _slug(reader: EntryReader) -> str:
@@ -183,7 +169,7 @@ def _load_patterns(user_dir: Path | bool | None) -> dict[str, str]:
         reader.sources()
         if _INCLUDE.search(regex):
             raise reader.error("regex", "a shared pattern cannot include another", found=regex)
-        compile_regex(reader, "regex", regex)
+        reader.regex("regex", regex)
         patterns[ident] = regex
     return patterns
 
@@ -200,7 +186,7 @@ def _load_facts(user_dir: Path | bool | None) -> tuple[Fact, ...]:
         if kind not in _FACT_KINDS:
             raise reader.error("kind", "unknown fact kind", expected=", ".join(_FACT_KINDS),
                                found=kind)
-        patterns = _regex_list(reader, "patterns", required=True)
+        patterns = reader.regexes("patterns")
         if kind == "value" and any(not pattern.groupindex for pattern in patterns):
             raise reader.error("patterns", "a value fact needs a named group in every pattern")
         facts.append(Fact(
@@ -222,9 +208,9 @@ def _load_phases(user_dir: Path | bool | None) -> tuple[Phase, ...]:
         phases.append(Phase(
             id=_slug(reader),
             name=reader.string("name"),
-            functions=_regex_list(reader, "functions"),
-            messages=_regex_list(reader, "messages"),
-            innermost=_regex_list(reader, "innermost"),
+            functions=reader.regexes("functions", required=False),
+            messages=reader.regexes("messages", required=False),
+            innermost=reader.regexes("innermost", required=False),
             markers=reader.strings("markers", required=False),
             sources=reader.sources(),
         ))
@@ -236,12 +222,12 @@ def _load_attributions(user_dir: Path | bool | None) -> tuple[Attribution, ...]:
     for entry in _entries("diagnose_attribution.toml", "attribution", user_dir):
         reader = EntryReader(entry, {"id", "library", "layer", "paths", "messages", "api",
                                      "generic", "engine", "source", "notes"})
-        paths = _regex_list(reader, "paths")
-        messages = _regex_list(reader, "messages")
+        paths = reader.regexes("paths", required=False)
+        messages = reader.regexes("messages", required=False)
         if not paths and not messages:
             raise reader.error("paths", "set paths, messages or both")
         api_text = reader.optional_string("api")
-        api = compile_regex(reader, "api", api_text) if api_text else None
+        api = reader.regex("api", api_text) if api_text else None
         if api is not None and "api" not in api.groupindex:
             raise reader.error("api", "needs a named group (?P<api>…)", found=api_text)
         found.append(Attribution(

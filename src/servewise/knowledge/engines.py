@@ -166,7 +166,7 @@ def tag_from_entry(entry: RawEntry, engines: set[str]) -> TagConvention:
     if kind not in TAG_KINDS:
         raise reader.error("kind", "unknown tag kind",
                            expected=", ".join(sorted(TAG_KINDS)), found=kind)
-    pattern = _one_regex(reader)
+    pattern = reader.regex("pattern", reader.string("pattern"))
     unknown = set(pattern.groupindex) - _GROUPS
     if unknown:
         raise reader.error("pattern", "unknown named group",
@@ -186,14 +186,6 @@ def tag_from_entry(entry: RawEntry, engines: set[str]) -> TagConvention:
         examples=examples,
         sources=reader.sources(),
     )
-
-
-def _one_regex(reader: EntryReader) -> re.Pattern[str]:
-    text = reader.string("pattern")
-    try:
-        return re.compile(text)
-    except re.error as exc:
-        raise reader.error("pattern", f"bad regular expression: {exc}", found=text) from exc
 
 
 def _build(engine_entries: list[RawEntry], tag_entries: list[RawEntry]) -> EngineTable:
