@@ -30,7 +30,6 @@ import platform
 import resource
 import statistics
 import subprocess
-import sys
 import tarfile
 import tempfile
 import time
@@ -38,7 +37,6 @@ from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _startup import bytecode_ready  # noqa: E402
 from gate_speed import fetch_wheel  # noqa: E402
@@ -80,7 +78,6 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--baseline", default=DEFAULT_BASELINE)
     args = parser.parse_args()
-    bytecode_ready()
     wheel = args.wheel or fetch_wheel()
     python = str(ROOT / ".venv" / "bin" / "python")
     with tempfile.TemporaryDirectory(prefix="servewise-identity-") as tmp:

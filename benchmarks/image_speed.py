@@ -52,6 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from _startup import bytecode_ready  # noqa: E402
+from gate_speed import fetch_wheel  # noqa: E402
 
 from servewise.sources.blobs import ChunkStream, GzipReader  # noqa: E402
 from support.http_servers import Served, serve  # noqa: E402
@@ -62,17 +63,6 @@ CACHE = Path.home() / ".cache" / "servewise-bench"
 SERVEWISE = str(ROOT / ".venv" / "bin" / "servewise")
 REPO, TAG = "bench/vllm", "0.33.0"
 OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
-
-
-def fetch_wheel() -> Path:
-    """The vllm 0.33.0 wheel, downloaded once."""
-    found = sorted(CACHE.glob("vllm-0.33.0-*.whl"))
-    if found:
-        return found[0]
-    CACHE.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(CACHE),
-                    "vllm==0.33.0"], check=True)
-    return sorted(CACHE.glob("vllm-0.33.0-*.whl"))[0]
 
 
 def build_layers(wheel: Path) -> tuple[list[Path], int]:

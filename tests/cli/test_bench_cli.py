@@ -15,11 +15,6 @@ from servewise.cli import app
 from support.sse_server import Behaviour, SseServerHandle, start_sse_server
 
 
-@pytest.fixture(autouse=True)
-def _private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path / "cache"))
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[SseServerHandle]:
     with start_sse_server(Behaviour(ttft_s=0.01, itl_s=0.002, chunks=[1, 2])) as handle:

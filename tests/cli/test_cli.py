@@ -8,18 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from servewise.cli import app
 from support.paths import BAD_NIGHTLY as BAD
 from support.paths import CUDA
 from support.paths import GOOD_NIGHTLY as GOOD
-
-
-@pytest.fixture(autouse=True)
-def _private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def run(*args: str) -> tuple[int, str, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -15,11 +14,6 @@ from support.registry import Registry
 
 pytestmark = pytest.mark.registry
 REPO = "cli/vllm"
-
-
-@pytest.fixture(autouse=True)
-def _private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @pytest.fixture(scope="module")

@@ -5,17 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from servewise.cli import app
 from support.paths import BAD_NIGHTLY as BAD
 from support.paths import GOOD_NIGHTLY as GOOD
-
-
-@pytest.fixture(autouse=True)
-def _private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def test_cli(tmp_path: Path) -> None:

@@ -22,11 +22,6 @@ SEED = ["MJPansa/DeepSeek-V4-Flash-0731-NVFP4", "--gpu", "rtx-pro-6000-blackwell
         "--kv-cache-dtype", "fp8", "--enforce-eager", "--engine-version", "0.26.1rc1"]
 
 
-@pytest.fixture(autouse=True)
-def _private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path / "cache"))
-
-
 def _run(command: str, *args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     code = run(command, list(args))
     captured = capsys.readouterr()

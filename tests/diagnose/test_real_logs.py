@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -12,20 +11,13 @@ import pytest
 
 from servewise.diagnose import diagnose_text
 from servewise.knowledge.gpus import load_gpu_catalog
+from support.configs import find_shared
 from support.diagnose import LOG_FIXTURES, SGLANG_SAMPLE
 from support.engine import missing_dependency
-from support.paths import ROOT
-
-
-def _shared() -> Path | None:
-    env = os.environ.get("SERVEWISE_SHARED_DIR")
-    candidates = [Path(env)] if env else []
-    candidates += [ROOT.parent / "shared", ROOT.parent.parent / "shared"]
-    return next((c for c in candidates if (c / "data").is_dir()), None)
 
 
 def _dev_logs() -> list[dict[str, Any]]:
-    shared = _shared()
+    shared = find_shared()
     if shared is None:
         return []
     path = shared / "data" / "failure_logs_dev.jsonl"

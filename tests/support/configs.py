@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,12 +14,21 @@ from support.paths import ROOT
 SHARED_CANDIDATES = (ROOT.parent / "shared", ROOT.parent.parent / "shared", Path("/work/shared"))
 
 
+def find_shared() -> Path | None:
+    """The shared/ folder that holds ``data/``: ``$SERVEWISE_SHARED_DIR`` first, else beside
+    the checkout, else the workplace's; ``None`` without one."""
+    env = os.environ.get("SERVEWISE_SHARED_DIR")
+    candidates = [Path(env)] if env else []
+    candidates += SHARED_CANDIDATES
+    return next((c for c in candidates if (c / "data").is_dir()), None)
+
+
 def shared_dir() -> Path:
-    """The shared/ folder; tests that need it skip (or fail under CI) without it."""
-    for candidate in SHARED_CANDIDATES:
-        if (candidate / "data" / "configs").is_dir():
-            return candidate
-    pytest.skip("shared/data/configs is not beside the checkout")
+    """The shared/ folder with its configs; tests that need it skip without it."""
+    found = find_shared()
+    if found is None or not (found / "data" / "configs").is_dir():
+        pytest.skip("shared/data/configs is not beside the checkout")
+    return found
 
 
 def shared_config(name: str) -> HfConfig:

@@ -26,7 +26,7 @@ from servewise.formats.oci import (
     OCI_INDEX,
     OCI_MANIFEST,
 )
-from support.registry import Registry
+from support.registry import Registry, sha256_digest
 
 LAYER_TYPES = {
     ("oci", "none"): "application/vnd.oci.image.layer.v1.tar",
@@ -39,9 +39,8 @@ LAYER_TYPES = {
 SITE = "usr/local/lib/python3.12/dist-packages"
 
 
-def digest_of(data: bytes) -> str:
-    """``sha256:<hex>`` of ``data``."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+digest_of = sha256_digest
+"""``sha256:<hex>`` of ``data`` (the registry helper's, under the name these tests use)."""
 
 
 @dataclass(frozen=True)
