@@ -11,12 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from servewise.formats.dynamic import (
-    MAX_SAMPLED,
-    DynamicCollector,
-    DynamicInfo,
-    symbol_namespace,
-)
+from servewise.formats.dynamic import MAX_SAMPLED, DynamicCollector, symbol_namespace
+from servewise.formats.dynamic_info import DynamicInfo
 from servewise.formats.stream import StreamScanner
 from support.binaries import build_dynamic_elf
 from support.paths import CUDA, ROOT, cuda_expected

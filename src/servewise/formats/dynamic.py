@@ -29,11 +29,10 @@ import re
 import struct
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
 
 from servewise.errors import FormatError
 from servewise.formats._reader import BytesReader
+from servewise.formats.dynamic_info import DynamicInfo
 from servewise.formats.elf import EM_CUDA, ElfHeader, decode_elf_header
 
 #: Most bytes of a file's start kept to read its dynamic symbols and strings.
@@ -69,51 +68,6 @@ _SHDR = {64: ("IIQQQQIIQQ", 64), 32: ("IIIIIIIIII", 40)}
 _MANGLED_NESTED = re.compile(rb"(?:GV|T[VISTHW])?Z?N[rVK]*[RO]?(?:(St|S[absiod])|([1-9]\d*))")
 _C_PREFIX = re.compile(rb"[a-z][a-z0-9]{1,23}?(?=[A-Z_\0])")
 _EXPORTED_BINDINGS = frozenset({STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE})
-
-
-@dataclass(frozen=True)
-class DynamicInfo:
-    """The dynamic-linking identity of one shared object."""
-
-    soname: str | None
-    """``DT_SONAME`` (``libnccl.so.2``), when the library sets one."""
-    needed: tuple[str, ...]
-    """``DT_NEEDED`` libraries, in order."""
-    python_modules: tuple[str, ...]
-    """Python extension modules it defines: ``X`` for every exported ``PyInit_X``."""
-    exported: int
-    """Number of exported (defined, global, visible) dynamic symbols."""
-    namespaces: dict[str, int]
-    """Exported symbols per namespace (C++ outer namespace or C prefix), most frequent first."""
-    complete: bool = True
-    """False when the symbol table could not be read (only SONAME, needs and modules known)."""
-    sampled: bool = False
-    """True when the table was large and the counts are estimates from a sample of it."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "soname": self.soname,
-            "needed": list(self.needed),
-            "python_modules": list(self.python_modules),
-            "exported": self.exported,
-            "namespaces": dict(self.namespaces),
-            "complete": self.complete,
-            "sampled": self.sampled,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DynamicInfo:
-        """Rebuild from :meth:`to_dict` output."""
-        return cls(
-            soname=data["soname"],
-            needed=tuple(data["needed"]),
-            python_modules=tuple(data["python_modules"]),
-            exported=int(data["exported"]),
-            namespaces={str(k): int(v) for k, v in data["namespaces"].items()},
-            complete=bool(data["complete"]),
-            sampled=bool(data["sampled"]),
-        )
 
 
 def symbol_namespace(name: str) -> str | None:

@@ -25,7 +25,8 @@ from servewise.errors import FormatError
 from servewise.formats import cubin as cubin_format
 from servewise.formats import fatbin
 from servewise.formats._reader import BytesReader
-from servewise.formats.dynamic import DynamicCollector, DynamicInfo
+from servewise.formats.dynamic import DynamicCollector
+from servewise.formats.dynamic_info import DynamicInfo
 from servewise.formats.elf import parse_elf_header
 from servewise.formats.evidence import Evidence, EvidenceCollector
 

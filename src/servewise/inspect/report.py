@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from servewise.archs import arch_of_name
-from servewise.formats.dynamic import DynamicInfo
+from servewise.formats.dynamic_info import DynamicInfo
 from servewise.knowledge.patterns import normalize_package
 
 
