@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from servewise.diagnose import diagnose_lines, diagnose_text, new_scanner
+from servewise.knowledge.gpus import load_gpu_catalog
 from support.diagnose import LOG_FIXTURES, RULE_FIXTURES, SGLANG_SAMPLE, run_text
 
 LOGS = sorted(RULE_FIXTURES.glob("*/*.log")) + sorted(LOG_FIXTURES.glob("*.log")) + [
@@ -79,3 +80,14 @@ def test_wrappers_after_a_deliberate_stop_are_not_a_failure() -> None:
     text = (RULE_FIXTURES / "NOI001" / "negative.log").read_text()
     assert "EngineDeadError" in text and "signal=SIGTERM" in text
     assert diagnose_text(text).root_cause is None
+
+
+def test_the_gpu_given_counts_with_the_memory_the_engine_sees() -> None:
+    """--gpu h200: fractions are of the driver's 140.4 GiB, not the vendor's 131.3 GiB."""
+    log = ("(EngineCore_DP0 pid=6880) ValueError: To serve at least one request with the "
+           "models's max seq len (131072), (4.54 GiB KV cache is needed, which is larger than "
+           "the available KV cache memory (1.71 GiB).\n")
+    root = diagnose_text(log, gpu=load_gpu_catalog().find("h200")).root_cause
+    assert root is not None
+    assert root.extracted["gpu_total_gib"] == 140.4
+    assert "on this 140.4 GiB GPU" in " ".join(root.fix.steps)

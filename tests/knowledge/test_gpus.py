@@ -105,6 +105,9 @@ def test_memory_figures() -> None:
     assert catalog.find("b300").memory_bytes == 288 * 10**9
     assert catalog.find("5090").memory_gb == pytest.approx(32)
     assert catalog.find("h100").memory_gib == pytest.approx(80e9 / 2**30)
+    # What the engines see: the driver's total where a log gives it, else the vendor's.
+    assert catalog.find("h200").engine_memory == (round(140.4 * 2**30), "driver")
+    assert catalog.find("b300").engine_memory == (288 * 10**9, "vendor")
 
 
 def test_thor_carries_its_legacy_numbering() -> None:

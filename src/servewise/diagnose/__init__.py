@@ -44,12 +44,15 @@ def new_scanner(*, rules: RuleSet | None = None, gpu: Gpu | None = None,
                 prefilter: bool = True, engine: str | None = None) -> LogScanner:
     """A scanner with the shipped (and user) rules; ``gpu`` fills in the GPU's memory.
 
+    The memory is the total the engine sees (the driver's figure where the catalog has it),
+    the one its fractions are taken of.
+
     ``engine`` picks the pre-filter (``hyperscan`` or ``aho-corasick``; default: the fastest
     installed).
     """
     return LogScanner(
         rules if rules is not None else load_rules(),
-        gpu_total_gib=gpu.memory_bytes / 2**30 if gpu is not None else None,
+        gpu_total_gib=gpu.engine_memory[0] / 2**30 if gpu is not None else None,
         gpu_name=gpu.name if gpu is not None else None,
         prefilter=prefilter,
         engine=engine,

@@ -111,6 +111,17 @@ class Gpu:
         return self.memory_bytes / 2**30
 
     @property
+    def engine_memory(self) -> tuple[int, str]:
+        """Total memory as the engines see it and where the figure comes from.
+
+        The driver's total (``"driver"``) where a real log gives it, else the vendor's
+        (``"vendor"``): an H200's 141 GB are 140.4 GiB to the driver but 131.3 GiB as stored.
+        """
+        if self.driver_memory_bytes:
+            return self.driver_memory_bytes, "driver"
+        return self.memory_bytes, "vendor"
+
+    @property
     def memory_gb(self) -> float:
         """Memory in GB (10**9 bytes) as stored."""
         return self.memory_bytes / 10**9

@@ -106,8 +106,7 @@ def find_device(name: str, *, memory: str | None = None, capability: str | None 
             catalog.find(name)  # raises, naming close matches
         assert memory is not None
         return Device(name, parse_size(memory), "user", compute_capability=cc)
-    size, source = (gpu.driver_memory_bytes, "driver") if gpu.driver_memory_bytes else (
-        gpu.memory_bytes, "vendor")
+    size, source = gpu.engine_memory
     if memory is not None:
         size, source = parse_size(memory), "user"
     return Device(gpu.name, size, source, compute_capability=cc or (gpu.cc.major, gpu.cc.minor),
