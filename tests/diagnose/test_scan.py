@@ -91,3 +91,13 @@ def test_the_gpu_given_counts_with_the_memory_the_engine_sees() -> None:
     assert root is not None
     assert root.extracted["gpu_total_gib"] == 140.4
     assert "on this 140.4 GiB GPU" in " ".join(root.fix.steps)
+
+
+def test_an_indented_line_mid_chunk_counts_as_traceback_above_a_hit() -> None:
+    """The look-back above a hit climbs over a line that starts with whitespace anywhere."""
+    head = b"worker heartbeat ok\n" * 50
+    frames = (b'  File "/opt/venv/lib/python3.12/site-packages/flashinfer/fused_moe/core.py", '
+              b"line 9, in run\n  launch(kernel)\n")
+    data = head + frames + b"RuntimeError: CUDA error: no kernel image is available\n"
+    scanner = new_scanner()
+    assert scanner._lookback(data, len(head) + len(frames), 0) == len(head)

@@ -52,7 +52,9 @@ BUSY_LINES = 400
 _BINARY_PROBE = 8192
 #: Bytes of lines :meth:`LogScanner.feed_lines` gathers before one scan.
 _LINES_BATCH = 2**20
-_TRACEBACK_LIKE = re.compile(rb'File "|^\s|\s{4}|\^\^\^|~~~|Traceback \(most|\.\.\.<\d+ lines>')
+#: A line is traceback-like when it contains one of these or starts with whitespace.
+_TRACEBACK_LIKE = re.compile(rb'File "|\s{4}|\^\^\^|~~~|Traceback \(most|\.\.\.<\d+ lines>')
+_INDENT = (b" ", b"\t")
 
 
 class Prefilter:
@@ -241,7 +243,8 @@ class LogScanner:
             if start <= floor:
                 return floor
             previous = max(data.rfind(b"\n", floor, start - 1) + 1, floor)
-            if _TRACEBACK_LIKE.search(data, previous, start - 1) is None:
+            if (data[previous:previous + 1] not in _INDENT
+                    and _TRACEBACK_LIKE.search(data, previous, start - 1) is None):
                 return start
             start = previous
         return start
