@@ -196,3 +196,11 @@ def test_files_sharing_a_library_id_are_compared_file_by_file(tmp_path: Path) ->
     (change,) = compare(*probes)
     assert change.library == "sgl_kernel/sm100/x.so"
     assert change.lost["sass"] == ("sm_120a",) and change.gained["sass"] == ("sm_100a",)
+
+
+def test_a_build_without_an_engine_says_why_it_is_bad(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    report = scan_build(str(tmp_path / "empty"), store=None)
+    good, why, result = Predicate(gpu=load_gpu_catalog().find("h200")).judge(report)
+    assert not good and result is not None
+    assert result.no_verdict_reason is not None and why == result.no_verdict_reason

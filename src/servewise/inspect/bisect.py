@@ -96,7 +96,9 @@ class Predicate:
         gaps = [f"{v.library_id or v.path}: {v.reason}" for v in result.verdicts
                 if v.status == "error"]
         gaps += [f"{name}: not in the build ({why})" for name, why in result.absent]
-        return False, "; ".join(gaps), result
+        if result.no_verdict_reason is not None:
+            gaps.insert(0, result.no_verdict_reason)
+        return False, "; ".join(gaps) or "the gate failed", result
 
     def _judge_jit(self, report: BuildReport) -> tuple[bool, str]:
         arch = self.arch
