@@ -72,11 +72,21 @@ def test_gate_on_an_image(series: str) -> None:
     assert code == 0 and "created 2026-07-20" in text and "engine vllm" in text
 
 
+def test_diff_of_two_image_tags(series: str) -> None:
+    code, stdout = run("diff", f"{series}:nightly-2", f"{series}:nightly-3",
+                       "--platform", "linux/amd64", "--json")
+    assert code == 1
+    data = json.loads(stdout)
+    assert data["summary"]["archs_lost"] == ["sm_120", "sm_120f"]
+    assert data["b"]["engine"]["commit"] == "f5a76426"
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["bisect", "cli/none", "--jit-arch", "sm_120"], "error"),
     (["tags", "127.0.0.1:1/nothing"], "cannot reach"),
     (["bisect", "a.whl", "b.whl", "--match", "x", "--jit-arch", "sm_120"], "--match"),
     (["gate", "127.0.0.1:1/x:y", "--gpu", "h200", "--platform", "linux"], "platform"),
+    (["diff", "127.0.0.1:1/x:y", "127.0.0.1:1/x:z", "--platform", "linux"], "platform"),
 ])
 def test_bad_input_exits_2(args: list[str], message: str) -> None:
     result = CliRunner().invoke(app, [*args, "--json"])

@@ -107,10 +107,17 @@ def stored(no_cache: bool) -> Iterator[Store | None]:
 
 def _scan(ref: str, no_cache: bool, as_json: bool, options: SourceOptions | None = None
           ) -> BuildReport:
+    return scan_all([ref], no_cache, as_json, options)[0]
+
+
+def scan_all(refs: list[str], no_cache: bool, as_json: bool,
+             options: SourceOptions | None = None) -> list[BuildReport]:
+    """Each build scanned in turn, with one store and one progress display for all."""
     from servewise.inspect.scan import scan_build
 
     with stored(no_cache) as store, _progress(not as_json) as progress:
-        return scan_build(ref, store=store, progress=progress, options=options)
+        return [scan_build(ref, store=store, progress=progress, options=options)
+                for ref in refs]
 
 
 def engine_field(report: BuildReport) -> dict[str, object]:

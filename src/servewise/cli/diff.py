@@ -7,12 +7,21 @@ from typing import Annotated
 import typer
 
 from servewise.cli._common import JsonOption, app, emit_json, fail, out
-from servewise.cli.build import NoCacheOption, _scan, _warn_notes
+from servewise.cli.build import (
+    IndexUrlOption,
+    InsecureOption,
+    NoCacheOption,
+    PlatformOption,
+    _warn_notes,
+    scan_all,
+    source_options,
+)
 from servewise.errors import ServewiseError
 
 BuildArgument = Annotated[str, typer.Argument(
     help="An engine build: anything `servewise inspect` reads (a .so/.cubin file, a folder or "
-    "virtual environment, a .whl file).", show_default=False)]
+    "virtual environment, a .whl file or URL, pypi:NAME==VERSION, an image, a docker save "
+    "tarball, an OCI layout folder).", show_default=False)]
 
 
 @app.command("diff")
@@ -24,6 +33,9 @@ def diff(
         "changed.")] = None,
     everything: Annotated[bool, typer.Option(
         "--all", help="Also list the libraries that did not change.")] = False,
+    platform: PlatformOption = None,
+    insecure: InsecureOption = False,
+    index_url: IndexUrlOption = None,
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
@@ -33,8 +45,8 @@ def diff(
 
     try:
         device = load_gpu_catalog().find(gpu) if gpu is not None else None
-        report_a = _scan(a, no_cache, as_json)
-        report_b = _scan(b, no_cache, as_json)
+        report_a, report_b = scan_all([a, b], no_cache, as_json,
+                                      source_options(platform, insecure, index_url))
         result = diff_builds(report_a, report_b, gpu=device)
     except ServewiseError as error:
         fail(error, as_json)
