@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+import threading
+import time
 from collections.abc import Awaitable, Callable
 
 import pytest
 
-from servewise.bench.http import CollectSink, HttpFailure, HttpPool
+from servewise.bench.http import SO_TIMESTAMPNS, CollectSink, HttpFailure, HttpPool
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
 
@@ -134,3 +137,50 @@ def test_not_http_is_a_format_error() -> None:
         return "no error"
 
     assert serve(handler, client)[0] == "FormatError"
+
+
+class _StampSink(CollectSink):
+    def __init__(self) -> None:
+        super().__init__()
+        self.times: list[float] = []
+
+    def data(self, piece: bytes, now: float) -> bool:
+        self.times.append(now)
+        return super().data(piece, now)
+
+
+@pytest.mark.skipif(SO_TIMESTAMPNS is None, reason="no SO_TIMESTAMPNS on this system")
+def test_reads_are_timed_when_the_kernel_received_them() -> None:
+    """A loop busy elsewhere when the answer arrives does not make the answer late."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    written: list[float] = []
+
+    def server() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            for _ in range(2):
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    request += connection.recv(65536)
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+                written.append(time.perf_counter())
+
+    thread = threading.Thread(target=server, daemon=True)
+    thread.start()
+
+    async def main() -> tuple[float, dict[str, int]]:
+        port = listener.getsockname()[1]
+        async with HttpPool(f"http://127.0.0.1:{port}") as pool:
+            await pool.call_json("GET", "/warm")  # the connection is open and kept
+            sink = _StampSink()
+            # The write happens before the exchange first waits; the loop then sleeps
+            # through the answer's arrival and reads it 0.3 s later.
+            asyncio.get_running_loop().call_soon(time.sleep, 0.3)
+            await pool.exchange(pool.build("GET", "/x", b""), sink)
+            return sink.times[0], pool.stamps.to_dict()
+
+    arrived, stamps = asyncio.run(main())
+    thread.join(5)
+    listener.close()
+    assert stamps == {"kernel": 2, "read": 0}
+    assert written[1] - 0.001 < arrived < written[1] + 0.1  # not the read 0.3 s later

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from servewise.errors import FormatError
-from servewise.formats.openai_stream import StreamChunk, parse_chunk
+from servewise.formats.openai_stream import StreamChunk, _parse_general, parse_chunk
 
 
 def test_completion_chunk_with_token_ids_and_continuous_usage() -> None:
@@ -47,3 +52,43 @@ def test_malformed_chunks_raise_format_error(data: str) -> None:
     with pytest.raises(FormatError) as info:
         parse_chunk(data)
     assert info.value.expected
+
+
+_ODD = st.one_of(st.none(), st.booleans(), st.integers(-5, 2**70), st.floats(allow_nan=False),
+                 st.text(max_size=5), st.lists(st.integers(0, 9), max_size=3),
+                 st.dictionaries(st.sampled_from(["content", "x"]), st.text(max_size=3),
+                                 max_size=2))
+_DELTA = st.fixed_dictionaries({}, optional={
+    "role": st.just("assistant"), "content": st.one_of(st.none(), st.text(max_size=5), _ODD),
+    "reasoning_content": st.one_of(st.none(), st.text(max_size=5)),
+    "reasoning": st.one_of(st.none(), st.text(max_size=5), _ODD)})
+_CHOICE = st.fixed_dictionaries({}, optional={
+    "index": st.integers(0, 2), "text": st.one_of(st.none(), st.text(max_size=5), _ODD),
+    "delta": st.one_of(st.none(), _DELTA, _ODD),
+    "token_ids": st.one_of(st.none(), st.lists(st.integers(0, 2**40), max_size=4), _ODD),
+    "finish_reason": st.one_of(st.none(), st.sampled_from(["length", "stop"]), _ODD),
+    "logprobs": st.none()})
+_USAGE = st.fixed_dictionaries({}, optional={
+    "prompt_tokens": st.one_of(st.integers(0, 10**6), _ODD),
+    "completion_tokens": st.one_of(st.integers(0, 10**6), _ODD),
+    "total_tokens": st.integers(0, 10**6)})
+_BODY = st.fixed_dictionaries({}, optional={
+    "id": st.text(max_size=4), "object": st.sampled_from(["text_completion", "error", "x"]),
+    "choices": st.one_of(st.lists(st.one_of(_CHOICE, _ODD), max_size=2), _ODD),
+    "usage": st.one_of(st.none(), _USAGE, _ODD), "error": _ODD, "message": st.text(max_size=4)})
+
+
+def _outcome(data: str, parse: Callable[[str], StreamChunk]) -> object:
+    try:
+        return parse(data)
+    except FormatError as error:
+        return ("FormatError", error.expected)
+    except Exception as error:  # the general path's own failures on odd types
+        return type(error).__name__
+
+
+@settings(max_examples=500, deadline=None)
+@given(body=st.one_of(_BODY, _ODD))
+def test_the_typed_fast_path_equals_the_general_path(body: object) -> None:
+    data = json.dumps(body)
+    assert _outcome(data, parse_chunk) == _outcome(data, _parse_general)

@@ -99,3 +99,19 @@ def test_openai_stream_shape() -> None:
     body = b'data: {"choices":[{"text":" a"}]}\n\ndata: {"choices":[]}\n\ndata: [DONE]\n\n'
     assert [e.data for e in decode([body])] == ['{"choices":[{"text":" a"}]}',
                                                  '{"choices":[]}', "[DONE]"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n"),
+                               max_size=30), min_size=1, max_size=6),
+       spaces=st.lists(st.booleans(), min_size=6, max_size=6),
+       with_id=st.booleans())
+def test_one_event_per_piece_equals_the_general_path(values: list[str], spaces: list[bool],
+                                                    with_id: bool) -> None:
+    # A piece holding exactly one one-line event takes the decoder's fast path; the same
+    # bytes fed one at a time take the general path. Both give the same events.
+    pieces = [b"id: 7\n\n"] if with_id else []
+    pieces += [b"data:" + (b" " if space else b"") + value.encode() + b"\n\n"
+               for value, space in zip(values, spaces, strict=False)]
+    whole = b"".join(pieces)
+    assert decode(pieces) == decode([whole[i:i + 1] for i in range(len(whole))])

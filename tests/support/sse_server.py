@@ -2,11 +2,12 @@
 
 It exists to check a benchmark client against the truth: every response is generated on a
 schedule (time to first token, inter-token gap, tokens per chunk) and the server records
-when each request's head came off the socket and when each chunk left (``time.perf_counter()`` right
-after the write, the same system-wide monotonic clock as the client's). Clients are compared
-with those recorded times, not with the schedule, so a late server does not make a client
-wrong. As the reference clock it asks for a raised scheduling priority (root may have it),
-so that on a busy machine it is woken promptly when a request arrives.
+when each request's head reached it (the kernel's receive time of the segment) and when each
+chunk left (``time.perf_counter()`` right after the write, the same system-wide monotonic
+clock as the client's). Clients are compared with those recorded times, not with the
+schedule, so a late server does not make a client wrong. As the reference clock it asks for
+a raised scheduling priority (root may have it), so that on a busy machine it is woken
+promptly when a request arrives.
 
 It speaks plain HTTP/1.1 with keep-alive on raw asyncio streams, chunked transfer encoding
 and ``TCP_NODELAY``. Endpoints:
@@ -102,7 +103,7 @@ class Record:
     request_id: str
     path: str
     received: float
-    """When the bytes that completed the request's head came off the socket."""
+    """When the bytes that completed the request's head reached the server's socket."""
     max_tokens: int
     prompt_tokens: int
     status: int = 200
@@ -356,24 +357,97 @@ class SyntheticServer:
 
 
 class _StampedReader(asyncio.StreamReader):
-    """Notes when bytes last came off the socket: the loop reads every ready socket at once,
-    while the handlers that parse them run one after another, later."""
+    """Notes when the bytes it was last fed reached this machine (see :class:`_Stamped`)."""
 
     fed_at = 0.0
+    stamp: float | None = None
+    """The kernel's receive time of the next bytes fed, when it gave one."""
 
     def feed_data(self, data: Iterable[SupportsIndex]) -> None:
-        self.fed_at = time.perf_counter()
+        self.fed_at = self.stamp if self.stamp is not None else time.perf_counter()
+        self.stamp = None
         super().feed_data(data)
+
+
+#: Linux's ``SO_TIMESTAMPNS`` (the kernel's receive time of the data each read returns).
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+_STAMP_SPACE = socket.CMSG_SPACE(16)
+
+
+class _Stamped(asyncio.StreamReaderProtocol):
+    """A connection read with ``recvmsg``, so each read carries the kernel's receive time.
+
+    The loop reads every ready socket in one pass and the handlers run one after another, so
+    the time a handler sees a request is later than its arrival by the work of every other
+    stream in that pass. The kernel's timestamp of the segment (``SO_TIMESTAMPNS``, on the
+    real-time clock, turned into ``perf_counter()`` time at each read) is when the request
+    reached the server, whatever the loop was doing; where the socket gives none, the read's
+    own time is used. Reads go through a duplicate of the socket's descriptor with the
+    transport's own reading paused; writes stay with the transport.
+    """
+
+    def __init__(self, server: SyntheticServer) -> None:
+        self._stamped = _StampedReader(limit=2**16)
+        super().__init__(self._stamped, server.handle)
+        self._sock: socket.socket | None = None
+        self._link: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        assert isinstance(transport, asyncio.Transport)
+        self._link = transport
+        fileno = transport.get_extra_info("socket").fileno()
+        try:
+            sock = socket.socket(fileno=os.dup(fileno))
+            sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        except OSError:
+            return  # the transport keeps reading, with the read's own time
+        sock.setblocking(False)
+        self._sock = sock
+        transport.pause_reading()
+        asyncio.get_running_loop().add_reader(sock.fileno(), self._read)
+
+    def _read(self) -> None:
+        assert self._sock is not None
+        try:
+            data, ancillary, _, _ = self._sock.recvmsg(2**16, _STAMP_SPACE)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self._close()
+            if self._link is not None:
+                self._link.abort()
+            return
+        if not data:
+            self._close()
+            if not self.eof_received() and self._link is not None:
+                self._link.close()
+            return
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(payload) >= 16:
+                seconds, nanoseconds = int.from_bytes(payload[:8], sys.byteorder), \
+                    int.from_bytes(payload[8:16], sys.byteorder)
+                self._stamped.stamp = (seconds + nanoseconds / 1e9
+                                       - (time.time() - time.perf_counter()))
+        self.data_received(data)
+
+    def _close(self) -> None:
+        if self._sock is not None:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(self._sock.fileno())
+            self._sock.close()
+            self._sock = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._close()
+        super().connection_lost(exc)
 
 
 async def _main(port: int, defaults: Behaviour, model: str) -> None:
     server = SyntheticServer(defaults, model)
     loop = asyncio.get_running_loop()
-
-    def protocol() -> asyncio.StreamReaderProtocol:
-        return asyncio.StreamReaderProtocol(_StampedReader(limit=2**16), server.handle)
-
-    listener = await loop.create_server(protocol, "127.0.0.1", port, backlog=4096)
+    listener = await loop.create_server(lambda: _Stamped(server), "127.0.0.1", port,
+                                        backlog=4096)
     bound = listener.sockets[0].getsockname()[1]
     sys.stdout.write(f"listening on {bound}\n")
     sys.stdout.flush()

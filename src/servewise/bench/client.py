@@ -17,7 +17,7 @@ from time import perf_counter
 from typing import Literal
 from urllib.parse import urlsplit
 
-from servewise.bench.http import HttpFailure, HttpPool
+from servewise.bench.http import ArrivalStamps, HttpFailure, HttpPool
 from servewise.bench.records import CountSource, RequestError, RequestRecord
 from servewise.errors import FormatError
 from servewise.formats.http1 import ResponseHead
@@ -166,6 +166,11 @@ class StreamClient:
         self._path = urlsplit(options.url).path or "/"
         self.chunks = 0
         """Events read so far (a measure of the client's own work)."""
+
+    @property
+    def stamps(self) -> ArrivalStamps:
+        """How the reads so far were timed (the kernel's receive time, or at the read)."""
+        return self._pool.stamps
 
     async def __aenter__(self) -> StreamClient:
         await self._pool.__aenter__()

@@ -21,8 +21,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import socket
 import ssl
-from time import perf_counter
+import struct
+import sys
+from time import perf_counter, perf_counter_ns, time_ns
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -32,6 +36,28 @@ from servewise.formats.http1 import MAX_HEAD, BodyReader, ResponseHead, parse_he
 
 #: How often the watchdog looks for silent requests, at most.
 WATCHDOG_TICK_S = 0.1
+#: Linux's ``SO_TIMESTAMPNS``: each read also returns when the kernel received its data.
+SO_TIMESTAMPNS: int | None = getattr(socket, "SO_TIMESTAMPNS",
+                                     35 if sys.platform == "linux" else None)
+_STAMP = struct.Struct("@qq")  # struct timespec
+_STAMP_SPACE = socket.CMSG_SPACE(_STAMP.size)
+_READ_SIZE = 2**18
+#: A kernel time further back than this from the read is not trusted (a clock step).
+_STAMP_WINDOW_NS = 1_000_000_000
+
+
+class ArrivalStamps:
+    """How the reads of a pool were timed: by the kernel's receive time or at the read."""
+
+    __slots__ = ("kernel", "read")
+
+    def __init__(self) -> None:
+        self.kernel = 0
+        self.read = 0
+
+    def to_dict(self) -> dict[str, int]:
+        """JSON-ready counts of reads."""
+        return {"kernel": self.kernel, "read": self.read}
 
 
 class HttpFailure(Exception):
@@ -120,20 +146,94 @@ class _Exchange:
 
 
 class _Connection(asyncio.Protocol):
-    """A connection to the server; carries one exchange at a time."""
+    """A connection to the server; carries one exchange at a time.
 
-    def __init__(self) -> None:
+    On plain TCP under Linux the connection reads its socket itself with ``recvmsg`` and
+    ``SO_TIMESTAMPNS``, so each read is timed when the kernel received it rather than when
+    the event loop got round to it: with hundreds of streams ready at once, the last socket
+    of a loop pass is read milliseconds after its data arrived. The reads go through a
+    duplicate of the socket's descriptor while the transport's own reading is paused;
+    writes and closing stay with the transport. TLS connections (and systems without the
+    option) are timed at the read.
+    """
+
+    def __init__(self, stamps: ArrivalStamps, kernel_stamps: bool) -> None:
         self.transport: asyncio.Transport | None = None
         self.exchange: _Exchange | None = None
         self.closed = False
         self.used = False
+        self._stamps = stamps
+        self._kernel_stamps = kernel_stamps
+        self._sock: socket.socket | None = None
+        self._error: Exception | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
+        if self._kernel_stamps and SO_TIMESTAMPNS is not None:
+            self._read_with_stamps(transport, SO_TIMESTAMPNS)
+
+    def _read_with_stamps(self, transport: asyncio.Transport, option: int) -> None:
+        raw = transport.get_extra_info("socket")
+        if raw is None:
+            return
+        try:
+            sock = socket.socket(fileno=os.dup(raw.fileno()))
+        except OSError:
+            return
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, option, 1)
+        except OSError:
+            sock.close()
+            return
+        sock.setblocking(False)
+        self._sock = sock
+        transport.pause_reading()  # before the transport ever reads: it adds its reader later
+        asyncio.get_running_loop().add_reader(sock.fileno(), self._readable)
+
+    def _readable(self) -> None:
+        sock = self._sock
+        if sock is None:
+            return
+        try:
+            data, ancillary, _, _ = sock.recvmsg(_READ_SIZE, _STAMP_SPACE)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as error:
+            self._error = error
+            self._stop_reading()
+            self.abort()
+            return
+        if not data:  # the server closed its side
+            self._stop_reading()
+            if self.transport is not None:
+                self.transport.close()
+            return
+        read_ns = perf_counter_ns()
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                seconds, nanoseconds = _STAMP.unpack_from(payload)
+                # The kernel's real-time stamp on the monotonic clock perf_counter() reads.
+                stamp_ns = seconds * 1_000_000_000 + nanoseconds - time_ns() + read_ns
+                if read_ns - _STAMP_WINDOW_NS < stamp_ns <= read_ns:
+                    self._stamps.kernel += 1
+                    self._deliver(data, stamp_ns / 1e9)
+                    return
+        self._stamps.read += 1
+        self._deliver(data, read_ns / 1e9)
+
+    def _stop_reading(self) -> None:
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(sock.fileno())
+            sock.close()
 
     def data_received(self, data: bytes) -> None:
-        now = perf_counter()
+        self._stamps.read += 1
+        self._deliver(data, perf_counter())
+
+    def _deliver(self, data: bytes, now: float) -> None:
         exchange = self.exchange
         if exchange is None:  # bytes nobody asked for: the connection is not usable
             self.abort()
@@ -146,8 +246,9 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        self._stop_reading()
         if self.exchange is not None:
-            self.exchange.lost(exc)
+            self.exchange.lost(exc or self._error)
 
     def send(self, exchange: _Exchange, request: bytes) -> None:
         assert self.transport is not None
@@ -189,6 +290,8 @@ class HttpPool:
         self._slots = asyncio.Semaphore(limit) if limit > 0 else None
         self._watchdog: asyncio.Task[None] | None = None
         self._ssl: ssl.SSLContext | None = ssl.create_default_context() if self.tls else None
+        self.stamps = ArrivalStamps()
+        """How this pool's reads were timed."""
 
     async def __aenter__(self) -> HttpPool:
         self._watchdog = asyncio.create_task(self._watch())
@@ -214,7 +317,8 @@ class HttpPool:
         loop = asyncio.get_running_loop()
         try:
             _, connection = await asyncio.wait_for(
-                loop.create_connection(_Connection, self.host, self.port, ssl=self._ssl),
+                loop.create_connection(lambda: _Connection(self.stamps, not self.tls),
+                                       self.host, self.port, ssl=self._ssl),
                 self.connect_timeout_s)
         except TimeoutError:
             raise HttpFailure("connect_timeout", f"no connection to {self.host}:{self.port} "

@@ -118,6 +118,11 @@ class LevelRunner:
         """Server-sent events the client has read so far."""
         return self._client.chunks
 
+    @property
+    def read_stamps(self) -> dict[str, int]:
+        """Network reads so far timed by the kernel's receive time and at the read."""
+        return self._client.stamps.to_dict()
+
     async def __aenter__(self) -> LevelRunner:
         await self._client.__aenter__()
         self.origin = perf_counter()

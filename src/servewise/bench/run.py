@@ -277,6 +277,7 @@ class _Run:
             finally:
                 gc.unfreeze()
             events = runner.events_read
+            read_stamps = runner.read_stamps
             origin = runner.origin
         sent = len(measured)
         if open_ended and sent > count:
@@ -298,6 +299,7 @@ class _Run:
             "prompts_off_length": off_length,
             "notes": notes,
         }
+        entry["client"]["reads_timed_by"] = read_stamps
         return entry, LevelRecords(level, origin, tuple(everything))
 
     async def run(self) -> BenchResult:

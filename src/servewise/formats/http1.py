@@ -123,6 +123,20 @@ class BodyReader:
         end = len(buffer)
         while position < end:
             state = self._state
+            if state == "size":
+                # The common case first: a whole chunk, size line to its CRLF, in the buffer.
+                line_end = buffer.find(b"\r\n", position, position + MAX_SIZE_LINE)
+                if line_end > position:
+                    try:
+                        size = int(buffer[position:line_end], 16)
+                    except ValueError:  # an extension, or not a size: the general path says
+                        size = 0
+                    start = line_end + 2
+                    stop = start + size
+                    if size > 0 and buffer[stop: stop + 2] == b"\r\n":
+                        out.append(buffer[start:stop])
+                        position = stop + 2
+                        continue
             if state == "data":
                 take = min(self._left, end - position)
                 out.append(buffer[position: position + take])

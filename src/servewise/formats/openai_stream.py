@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from servewise.errors import FormatError
 
 DONE = "[DONE]"
@@ -46,8 +48,64 @@ def _error_text(error: Any) -> str:
     return str(error)
 
 
+class _Delta(msgspec.Struct):
+    content: str | None = None
+    reasoning_content: str | None = None
+    reasoning: str | None = None
+
+
+class _Choice(msgspec.Struct):
+    text: str | None = None
+    delta: _Delta | None = None
+    token_ids: list[Any] | None = None
+    finish_reason: str | None = None
+
+
+class _Usage(msgspec.Struct):
+    completion_tokens: int | None = None
+    prompt_tokens: int | None = None
+
+
+class _Chunk(msgspec.Struct):
+    """The fields of an ordinary chunk; anything else is decoded by the general path."""
+
+    choices: list[_Choice] | None = None
+    usage: _Usage | None = None
+    error: Any = msgspec.UNSET
+    object: str | None = None
+
+
+_DECODE_ORDINARY = msgspec.json.Decoder(_Chunk).decode
+
+
 def parse_chunk(data: str) -> StreamChunk:
     """Read one chunk's JSON; raise :class:`FormatError` when it is not a JSON object."""
+    # Every chunk of a stream passes here, so the ordinary shape is decoded straight into
+    # typed fields (msgspec, without building dicts); a chunk of any other shape (an error,
+    # a field of an unexpected type, not JSON) goes through the general path below.
+    try:
+        ordinary = _DECODE_ORDINARY(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return _parse_general(data)
+    if ordinary.error is not msgspec.UNSET or ordinary.object == "error":
+        return _parse_general(data)
+    usage = ordinary.usage
+    completion_tokens = usage.completion_tokens if usage is not None else None
+    prompt_tokens = usage.prompt_tokens if usage is not None else None
+    if not ordinary.choices:
+        return StreamChunk("", None, completion_tokens, prompt_tokens, None, False)
+    choice = ordinary.choices[0]
+    delta = choice.delta
+    if delta is not None:
+        text = (delta.content or "") + (delta.reasoning_content or delta.reasoning or "")
+    else:
+        text = choice.text or ""
+    ids = choice.token_ids
+    return StreamChunk(text, len(ids) if ids is not None else None, completion_tokens,
+                       prompt_tokens, choice.finish_reason, True)
+
+
+def _parse_general(data: str) -> StreamChunk:
     try:
         body = json.loads(data)
     except ValueError as error:

@@ -68,6 +68,13 @@ class SseDecoder:
             self._skip_lf = False
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
+        if (not self._pending and not self._data and not self._event_type
+                and chunk[:5] == b"data:" and chunk[-2:] == b"\n\n"
+                and chunk.count(b"\n") == 2 and b"\r" not in chunk):
+            # The common piece: exactly one event of one data line (what OpenAI-style
+            # servers send per write). The same event the general path below gives.
+            value = chunk[6:-2] if chunk[5:6] == b" " else chunk[5:-2]
+            return [SseEvent(value.decode("utf-8", "replace"), "message", self.last_event_id)]
         buffer = self._pending + chunk if self._pending else chunk
         cut = max(buffer.rfind(b"\n"), buffer.rfind(b"\r"))
         if cut < 0:
