@@ -215,9 +215,10 @@ def main() -> None:
                     client = (run_servewise(server, args, client_cpu) if name == "servewise"
                               else run_vllm(server, args, client_cpu, tokenizer))
                     used = client.pop("cpu_done_s", _children_cpu()) - cpu
-                    real = server_truth(server.records(), args.warmup)
+                    records = server.records()
+                    real = server_truth(records, args.warmup)
                     chunks = real["all_chunks"]  # warm-up included, as in the CPU time
-                    paired = (per_request_errors(client.pop("requests"), server.records())
+                    paired = (per_request_errors(client.pop("requests"), records)
                               if name == "servewise" else None)
                     runs[name].append({"client": client, "truth": real,
                                        "error_ms": errors(client, real),
@@ -247,22 +248,17 @@ def main() -> None:
               f"{med['ttft_p50']:>+10.2f}{med['ttft_p99']:>+8.2f}{med['itl_p50']:>+9.2f}"
               f"{med['itl_p99']:>+8.2f}")
     pairs: list[dict[str, Any]] = [i["per_request"] for i in runs["servewise"]]
-    summary["servewise"]["per_request"] = {
-        "ttft_abs_ms_p50": statistics.median(p["ttft_ms"]["p50"] for p in pairs),
-        "ttft_abs_ms_p99": statistics.median(p["ttft_ms"]["p99"] for p in pairs),
-        "chunk_arrival_abs_ms_p50": statistics.median(p["chunk_arrival_ms"]["p50"]
-                                                      for p in pairs),
-        "chunk_arrival_abs_ms_p99": statistics.median(p["chunk_arrival_ms"]["p99"]
-                                                      for p in pairs),
-        "ttft_over_1ms": statistics.median(p["ttft_over_1ms"] for p in pairs),
-        "requests": statistics.median(p["requests"] for p in pairs)}
+    per_request = {
+        f"{metric}_abs_ms_{key}": statistics.median(p[f"{metric}_ms"][key] for p in pairs)
+        for metric in ("ttft", "chunk_arrival") for key in ("p50", "p99")}
+    per_request.update({key: statistics.median(p[key] for p in pairs)
+                        for key in ("ttft_over_1ms", "requests")})
+    summary["servewise"]["per_request"] = per_request
     print("servewise per request, |client - truth| ms (median of runs): TTFT p50 "
-          f"{summary['servewise']['per_request']['ttft_abs_ms_p50']:.3f} p99 "
-          f"{summary['servewise']['per_request']['ttft_abs_ms_p99']:.3f}; chunk arrival p50 "
-          f"{summary['servewise']['per_request']['chunk_arrival_abs_ms_p50']:.3f} p99 "
-          f"{summary['servewise']['per_request']['chunk_arrival_abs_ms_p99']:.3f}; requests "
-          f"with TTFT off by > 1 ms: {summary['servewise']['per_request']['ttft_over_1ms']:g} "
-          f"of {summary['servewise']['per_request']['requests']:g}")
+          f"{per_request['ttft_abs_ms_p50']:.3f} p99 {per_request['ttft_abs_ms_p99']:.3f}; "
+          f"chunk arrival p50 {per_request['chunk_arrival_abs_ms_p50']:.3f} p99 "
+          f"{per_request['chunk_arrival_abs_ms_p99']:.3f}; requests with TTFT off by > 1 ms: "
+          f"{per_request['ttft_over_1ms']:g} of {per_request['requests']:g}")
     Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json_out).write_text(json.dumps({
         "date": time.strftime("%Y-%m-%d"), "machine": platform.platform(),

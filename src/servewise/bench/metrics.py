@@ -113,8 +113,12 @@ def summarize(
     slos_ms: Mapping[str, float] | None = None,
     requested_rate: float | None = None,
     client_chunks: int | None = None,
+    reads_timed_by: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """The metrics of one load level's measured requests (warm-up records are skipped)."""
+    """The metrics of one load level's measured requests (warm-up records are skipped).
+
+    ``client_chunks`` and ``reads_timed_by`` (the client's own counts) fill ``client``.
+    """
     measured = [r for r in records if r.phase == "measure"]
     good = [r for r in measured if r.ok]
     failed = [r for r in measured if not r.ok]
@@ -167,6 +171,8 @@ def summarize(
     if client_chunks is not None:
         data["client"] = {"events_read": client_chunks,
                           "events_per_s": per_s(client_chunks)}
+        if reads_timed_by is not None:
+            data["client"]["reads_timed_by"] = dict(reads_timed_by)
     return data
 
 

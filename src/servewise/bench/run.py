@@ -294,12 +294,11 @@ class _Run:
                          "length_distribution": config.workload.distribution()},
             **summarize(everything, gpus=config.gpus, slos_ms=config.slos_ms,
                         requested_rate=None if requested is None or math.isinf(requested)
-                        else requested, client_chunks=events),
+                        else requested, client_chunks=events, reads_timed_by=read_stamps),
             "warmup_requests": len(records),
             "prompts_off_length": off_length,
             "notes": notes,
         }
-        entry["client"]["reads_timed_by"] = read_stamps
         return entry, LevelRecords(level, origin, tuple(everything))
 
     async def run(self) -> BenchResult:

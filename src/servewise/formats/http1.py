@@ -123,20 +123,6 @@ class BodyReader:
         end = len(buffer)
         while position < end:
             state = self._state
-            if state == "size":
-                # The common case first: a whole chunk, size line to its CRLF, in the buffer.
-                line_end = buffer.find(b"\r\n", position, position + MAX_SIZE_LINE)
-                if line_end > position:
-                    try:
-                        size = int(buffer[position:line_end], 16)
-                    except ValueError:  # an extension, or not a size: the general path says
-                        size = 0
-                    start = line_end + 2
-                    stop = start + size
-                    if size > 0 and buffer[stop: stop + 2] == b"\r\n":
-                        out.append(buffer[start:stop])
-                        position = stop + 2
-                        continue
             if state == "data":
                 take = min(self._left, end - position)
                 out.append(buffer[position: position + take])
@@ -161,14 +147,18 @@ class BodyReader:
                                       "chunk data", found=repr(line[:40]))
                 self._state = "size"
             elif state == "size":
-                size_text = line.split(b";", 1)[0].strip()
-                try:
-                    size = int(size_text, 16)
+                try:  # a bare size is the usual line; extensions (";name=value") are rare
+                    size = int(line, 16) if b";" not in line else int(
+                        line.split(b";", 1)[0].strip(), 16)
                 except ValueError:
                     raise FormatError("chunked body", offset=position, expected="a hex chunk "
                                       "size", found=repr(line[:40])) from None
+                stop = position + size
                 if size == 0:
                     self._state = "trailer"
+                elif buffer[stop: stop + 2] == b"\r\n":  # the whole chunk is here: take it
+                    out.append(buffer[position:stop])
+                    position = stop + 2
                 else:
                     self._left = size
                     self._state = "data"
