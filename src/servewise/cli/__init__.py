@@ -12,12 +12,13 @@ from __future__ import annotations
 from servewise.cli import bench, build, diagnose, images
 from servewise.cli import diff as diff_command
 from servewise.cli import plan as plan_commands
+from servewise.cli import recipe as recipe_commands
 from servewise.cli import version as version_command
 from servewise.cli._common import app
 
 __all__ = [
     "app", "bench", "build", "diagnose", "diff_command", "images", "main", "plan_commands",
-    "version_command",
+    "recipe_commands", "version_command",
 ]
 
 

@@ -18,6 +18,7 @@ for every node, and one :class:`Command` per node or step. Formats:
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ HEAD = "$HEAD_IP"
 SGLANG_DIST_PORT = 20000
 RAY_PORT = 6379
 CONTAINER_MODEL_DIR = "/model"
-HF_CACHE = "~/.cache/huggingface"
+HF_CACHE = "$HOME/.cache/huggingface"
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,8 @@ def shell_text(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str
         current = lines[-1]
         first_line = len(lines) == 1
         flag_line = bool(current) and current[0].startswith("-")
-        starts = (raw.startswith("-") and not (first_line and raw == "-m" and index == 1)) or (
+        after_python = index > 0 and argv[index - 1] in ("python", "python3")
+        starts = (raw.startswith("-") and not (raw == "-m" and after_python)) or (
             flag_line and len(current) >= 2)
         if starts and (not first_line or any(not w.partition("=")[1] or w.startswith("-")
                                              for w in current)):
@@ -119,13 +121,16 @@ def shell_text(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str
     return " \\\n  ".join(" ".join(line) for line in lines if line)
 
 
+_VARIABLE = re.compile(r"^\$[A-Za-z_][A-Za-z0-9_]*(?::\d+)?$")
+_VARIABLE_PREFIX = re.compile(r"^\$[A-Za-z_][A-Za-z0-9_]*[A-Za-z0-9_./:@%+,=-]*$")
+
+
 def _quote(word: str) -> str:
-    if word.startswith("$") and word[1:].replace("_", "").replace(":", "").isalnum():
+    """Shell quoting that leaves ``$NAME`` (and ``$NAME/path``) to the shell to expand."""
+    if _VARIABLE.match(word):
         return word
-    if word.startswith("$") and ":" in word:
-        name, _, port = word.partition(":")
-        if name[1:].replace("_", "").isalnum() and port.isdigit():
-            return word
+    if _VARIABLE_PREFIX.match(word):
+        return f'"{word}"'
     return shlex.quote(word)
 
 
