@@ -127,14 +127,15 @@ def parse_recipe_file(
             merged["provenance"] = {**base, **own}
         elif "provenance" in defaults:
             merged["provenance"] = defaults["provenance"]
+        ident = data.get("id")
+        if isinstance(ident, str):
+            if ident.strip() in seen:
+                check.problem(f"{path}.id", f"duplicate id (also {seen[ident.strip()]})",
+                              found=ident)
+            seen[ident.strip()] = path
         recipe = _recipe(check, merged, path, model, engine, aliases, catalog, file, user)
-        if recipe is None:
-            continue
-        if recipe.id in seen:
-            check.problem(f"{path}.id", f"duplicate id (also {seen[recipe.id]})",
-                          found=recipe.id)
-        seen[recipe.id] = path
-        recipes.append(recipe)
+        if recipe is not None:
+            recipes.append(recipe)
     check.raise_if_any()
     return recipes
 
