@@ -80,7 +80,7 @@ def _container(launch: Launch, script: str, port: int, leader: bool,
     if not container["env"]:
         del container["env"]
     if launch.gpus:
-        container["resources"] = {"limits": {"nvidia.com/gpu": launch.gpus}}
+        container["resources"] = {"limits": {"nvidia.com/gpu": str(launch.gpus)}}
     if leader:
         container["ports"] = [{"containerPort": port, "name": "http"}]
         container["readinessProbe"] = {"httpGet": {"path": "/health", "port": port},
