@@ -122,14 +122,16 @@ def shell_text(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str
 
 
 _VARIABLE = re.compile(r"^\$[A-Za-z_][A-Za-z0-9_]*(?::\d+)?$")
-_VARIABLE_PREFIX = re.compile(r"^\$[A-Za-z_][A-Za-z0-9_]*[A-Za-z0-9_./:@%+,=-]*$")
+_EXPANDABLE = re.compile(
+    r"^[A-Za-z0-9_./:@%+,=-]*\$[A-Za-z_][A-Za-z0-9_]*[A-Za-z0-9_./:@%+,=-]*$")
 
 
 def _quote(word: str) -> str:
-    """Shell quoting that leaves ``$NAME`` (and ``$NAME/path``) to the shell to expand."""
+    """Shell quoting that leaves one ``$NAME`` in a word (``$HOME/x``, ``--a=$IP:1``) to the
+    shell to expand."""
     if _VARIABLE.match(word):
         return word
-    if _VARIABLE_PREFIX.match(word):
+    if _EXPANDABLE.match(word):
         return f'"{word}"'
     return shlex.quote(word)
 

@@ -5,7 +5,7 @@ NCCL_SOCKET_IFNAME=eth0 ray start \
 
 # worker (node 1)
 NCCL_SOCKET_IFNAME=eth0 ray start \
-  '--address=$HEAD_IP:6379' \
+  "--address=$HEAD_IP:6379" \
   --block
 
 # head (node 0), once every node has joined
