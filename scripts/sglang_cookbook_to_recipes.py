@@ -87,13 +87,13 @@ def _results(
     if not TOTAL_TOKENS[name]:
         return results, "tokens_per_sec_per_gpu", (
             "The cookbook's tokens_per_sec_per_gpu counts output tokens only here; "
-            "tokens_per_sec_per_gpu is derived as output × (isl + osl) / osl.")
+            "tokens_per_sec_per_gpu is derived as output * (isl + osl) / osl.")
     if quant == "nvfp4":
         return results, "output_tokens_per_sec_per_gpu", (
             "The cookbook measured input + output tok/s/GPU; output_tokens_per_sec_per_gpu is "
-            "derived as total × osl / (isl + osl).")
+            "derived as total * osl / (isl + osl).")
     return results, "tokens_per_sec_per_gpu", (
-        "The cookbook measured output tok/s/GPU and published total = output × (isl + osl) / "
+        "The cookbook measured output tok/s/GPU and published total = output * (isl + osl) / "
         "osl; output_tokens_per_sec_per_gpu is that division undone.")
 
 

@@ -11,7 +11,6 @@ import inspect
 import json
 import os
 import shlex
-from pathlib import Path
 from typing import Any
 
 import jsonschema

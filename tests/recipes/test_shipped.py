@@ -8,8 +8,8 @@ from importlib import resources
 from pathlib import Path
 from types import ModuleType
 
-from servewise.recipes import check_rules, load_recipes, model_rules_for, pitfalls_for
 from servewise.recipes import argv as argv_tools
+from servewise.recipes import check_rules, load_recipes, model_rules_for, pitfalls_for
 from support.paths import ROOT
 
 SEED_ID = "vllm/deepseek-v4-flash-0731-nvfp4/rtx-pro-6000-max-q/tp2"
@@ -69,7 +69,7 @@ def test_tokens_per_gpu_means_total_for_deepseek_and_output_for_glm(cookbook: Pa
     glm = book.require("sglang/glm-5.2/b200/fp8/low-latency/single").benchmarks[0].results[1]
     assert glm["output_tokens_per_sec_per_gpu"] == 164       # the cookbook's number: output only
     assert glm["tokens_per_sec_per_gpu"] == round(164 * 9216 / 1024, 1)
-    # the cookbook's own check: 16 × 1024 tokens ÷ (3.188 s + 1024 × 9.12 ms) ÷ 8 GPUs ≈ 164
+    # the cookbook's own check: 16 * 1024 tokens ÷ (3.188 s + 1024 * 9.12 ms) ÷ 8 GPUs ≈ 164
     ttft, tpot = glm["ttft_ms"]["p50"] / 1000, glm["tpot_ms"]["p50"] / 1000
     assert abs(16 * 1024 / (ttft + 1024 * tpot) / glm["gpus"] - 164) < 1
     nvfp4 = book.require("sglang/deepseek-v4-flash/gb200/nvfp4/low-latency/single").benchmarks[0]

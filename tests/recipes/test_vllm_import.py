@@ -35,7 +35,7 @@ def test_rtx_pro_6000_recipe_is_the_guide_s_verified_command(
     import_vllm_recipes(vllm_recipes / FLASH, user_dir=user_dir)
     recipe = load_recipes(user_dir).require(
         "vllm-recipes/deepseek-ai/deepseek-v4-flash/default/rtx_pro_6000_8x/single_node_tep")
-    # the guide's "RTX PRO 6000 8×" command (0731 checkpoint, DSpark): same flags, same values
+    # the guide's "RTX PRO 6000 8x" command (0731 checkpoint, DSpark): same flags, same values
     guide = ["--trust-remote-code", "--kv-cache-dtype", "fp8", "--block-size", "256",
              "--enable-expert-parallel", "--tensor-parallel-size", "8", "--moe-backend", "auto",
              "--attention_config.use_fp4_indexer_cache", "False", "--tokenizer-mode",
@@ -91,8 +91,8 @@ def _copy(vllm_recipes: Path, tmp_path: Path) -> Path:
     ("models/Qwen/Qwen3-32B.yaml", "variants:\n  default:", "variants:\n  plain:", "variants"),
     ("strategies/single_node_tp.yaml", "deploy_type: single_node", "deploy_type: one_node",
      "deploy_type"),
-    ("taxonomy.yaml", "    gpu_count: 8\n    vram_gb: 1128", "    gpu_count: eight\n    vram_gb: 1128",
-     "hardware_profiles.h200.gpu_count"),
+    ("taxonomy.yaml", "    gpu_count: 8\n    vram_gb: 1128",
+     "    gpu_count: eight\n    vram_gb: 1128", "hardware_profiles.h200.gpu_count"),
     ("models/openai/gpt-oss-20b.yaml", "meta:", "meta: [", "(file)"),
 ])
 def test_a_bad_file_is_refused_by_file_and_field_and_nothing_is_written(

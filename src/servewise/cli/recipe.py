@@ -15,7 +15,7 @@ from servewise.cli._common import JsonOption, app, emit_json, fail, out, say
 from servewise.errors import ServewiseError
 
 if TYPE_CHECKING:
-    from servewise.recipes import Recipe, RecipeMatch
+    from servewise.recipes import Recipe, RecipeBook, RecipeMatch
 
 recipe_app = typer.Typer(
     no_args_is_help=True,
@@ -31,7 +31,7 @@ EngineOption = Annotated[str | None, typer.Option(
     "--engine", help="vllm or sglang.", show_default=False)]
 
 
-def _book():  # type: ignore[no-untyped-def]
+def _book() -> RecipeBook:
     from servewise.recipes import load_recipes
 
     return load_recipes()
@@ -39,7 +39,7 @@ def _book():  # type: ignore[no-untyped-def]
 
 def _row(recipe: Recipe) -> list[str]:
     m = recipe.match
-    layout = f"{m.gpus}×{m.hw}" + (f" ×{m.nodes} nodes" if m.nodes > 1 else "")
+    layout = f"{m.gpus}x{m.hw}" + (f" x{m.nodes} nodes" if m.nodes > 1 else "")
     return [recipe.id, recipe.status, recipe.engine, layout, m.quant or "-", m.strategy or "-",
             recipe.min_version or "-"]
 
@@ -108,7 +108,7 @@ def _show(recipe: Recipe) -> None:
         ("recipe", recipe.id), ("status", recipe.status), ("model", m.model),
         ("checkpoint", recipe.checkpoint), ("variant / quant", f"{m.variant or '-'} / "
                                                               f"{m.quant or '-'}"),
-        ("GPUs", f"{m.gpus} × {m.hw} per node, {m.nodes} node(s)"),
+        ("GPUs", f"{m.gpus} x {m.hw} per node, {m.nodes} node(s)"),
         ("strategy", m.strategy or "-"),
         ("engine", f"{recipe.engine} ≥ {recipe.min_version}" if recipe.min_version
          else recipe.engine),
@@ -192,7 +192,7 @@ def _matches(found: list[RecipeMatch]) -> None:
 @recipe_app.command("render")
 def render_command(
     ident: Annotated[str, typer.Argument(metavar="ID", help="A recipe id.", show_default=False)],
-    format: Annotated[str, typer.Option(  # noqa: A002
+    format: Annotated[str, typer.Option(
         "--format", help="vllm, sglang, docker or k8s (a LeaderWorkerSet manifest).")] = "",
     port: Annotated[int | None, typer.Option("--port", show_default=False,
                                              help="Serve on this port.")] = None,
@@ -259,4 +259,4 @@ def import_command(
             reasons[item.why] = reasons.get(item.why, 0) + 1
         typer.echo("skipped:")
         for why, count in sorted(reasons.items(), key=lambda pair: -pair[1]):
-            typer.echo(f"  {count} × {why}")
+            typer.echo(f"  {count} x {why}")

@@ -7,7 +7,7 @@
     book = load_recipes()
     best = book.match(model="deepseek-ai/DeepSeek-V4-Flash-0731", hw="h200:8",
                       engine="sglang")[0]
-    best.recipe.argv          # ('--trust-remote-code', '--tp', '4', …, '--mem-fraction-static', '0.88')
+    best.recipe.argv   # ('--trust-remote-code', '--tp', '4', …, '--mem-fraction-static', '0.88')
     best.reason               # 'verified; checkpoint …; GPU h200; 4 GPU(s) per node of your 8; …'
     render(best.recipe, format="docker", image="lmsysorg/sglang:v0.5.16").shell
 

@@ -364,7 +364,7 @@ def _shipped_files() -> list[tuple[str, str]]:
 def _shipped_recipes() -> tuple[Recipe, ...]:
     catalog = load_gpu_catalog()
     recipes: list[Recipe] = []
-    problems = []
+    problems: list[Problem] = []
     for file, text in _shipped_files():
         try:
             recipes.extend(parse_recipe_file(text, file, catalog))
@@ -383,7 +383,7 @@ def user_recipe_dir(user_dir: Path | None = None) -> Path:
 def read_recipe_files(paths: Iterable[Path], catalog: GpuCatalog, *, user: bool) -> list[Recipe]:
     """The recipes of ``paths``; the problems of every file together in one error."""
     recipes: list[Recipe] = []
-    problems = []
+    problems: list[Problem] = []
     for path in paths:
         try:
             text = path.read_text("utf-8")

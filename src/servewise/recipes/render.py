@@ -166,7 +166,7 @@ def _node_flags(launch: Launch, rank: int, multinode: str, head: str) -> list[st
 
 
 def render(
-    what: Recipe | Launch, format: str = "vllm", *, port: int | None = None,  # noqa: A002
+    what: Recipe | Launch, format: str = "vllm", *, port: int | None = None,
     host: str | None = None, image: str | None = None, model_dir: str | None = None,
     hf_cache: str = HF_CACHE, multinode: str = "mp", head: str = HEAD,
     name: str | None = None, namespace: str | None = None,

@@ -7,9 +7,9 @@ field path; then one servewise recipe file per model is written to
 ``$SERVEWISE_DATA_DIR/recipes/`` (temporary files renamed into place), so a bad file
 leaves nothing half-imported.
 
-A recipe is made for each variant × each hardware profile that ``meta.hardware`` names
+A recipe is made for each variant x each hardware profile that ``meta.hardware`` names
 (``verified`` → verified, ``supported`` → estimated, ``unsupported`` → unsupported; an
-unnamed profile is "assumed fine, not claimed" and is not imported) × each compatible
+unnamed profile is "assumed fine, not claimed" and is not imported) x each compatible
 single-node strategy that fits the profile's GPU count, the way the site synthesises its
 command: base args, variant args, strategy args and its parallel flag, hardware overrides
 (brand, generation, exact profile; a strategy's own overrides replace the recipe-level
@@ -33,7 +33,7 @@ import yaml
 from servewise.knowledge.gpus import Gpu, GpuCatalog, load_gpu_catalog
 from servewise.recipes import argv as argv_tools
 from servewise.recipes.load import parse_recipe_file, user_recipe_dir
-from servewise.recipes.validate import Checker, RecipeDataError, short
+from servewise.recipes.validate import Checker, RecipeDataError
 from servewise.recipes.vllm_schema import check_model, check_strategy, check_taxonomy
 
 REPO_URL = "https://github.com/vllm-project/recipes"
@@ -264,7 +264,7 @@ def _fits(strategy: Mapping[str, Any], profile: Mapping[str, Any], model: Mappin
     match = strategy.get("hardware_match") or {}
     count = int(profile["gpu_count"])
     if count < int(match.get("min_gpus", 1)) or count > int(match.get("max_gpus", count)):
-        return f"needs {match.get('min_gpus', 1)}–{match.get('max_gpus', '')} GPUs, " \
+        return f"needs {match.get('min_gpus', 1)}-{match.get('max_gpus', '')} GPUs, " \
                f"the profile has {count}"
     if match.get("architecture") and match["architecture"] != model["model"].get("architecture"):
         return f"for {match['architecture']} models only"
@@ -402,19 +402,19 @@ def _write_all(folder: Path, texts: Mapping[str, str]) -> None:
     staged: list[tuple[str, Path]] = []
     try:
         for name, text in texts.items():
-            handle, temp = tempfile.mkstemp(prefix=".import-", suffix=".tmp", dir=folder)
+            handle, temp_name = tempfile.mkstemp(prefix=".import-", suffix=".tmp", dir=folder)
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 stream.write(text)
-            staged.append((name, Path(temp)))
-        for name, temp in staged:
-            os.replace(temp, folder / name)
+            staged.append((name, Path(temp_name)))
+        for name, staged_path in staged:
+            os.replace(staged_path, folder / name)
     except OSError as exc:
-        for _, temp in staged:
-            temp.unlink(missing_ok=True)
+        for _, staged_path in staged:
+            staged_path.unlink(missing_ok=True)
         check = Checker(str(folder))
         check.problem("(folder)", f"cannot write: {exc}")
         raise RecipeDataError(check.problems, hint="check the folder's permissions and space") \
             from exc
 
 
-__all__ = ["ImportReport", "Skipped", "find_root", "import_vllm_recipes", "short"]
+__all__ = ["ImportReport", "Skipped", "find_root", "import_vllm_recipes"]
