@@ -111,3 +111,22 @@ def test_help_of_every_recipe_command() -> None:
     for command in ("list", "show", "match", "render", "import"):
         code, out, _ = run("recipe", command, "--help")
         assert code == 0 and "Usage" in out
+
+
+def _doc_examples() -> list[list[str]]:
+    import re
+    import shlex
+
+    from support.paths import ROOT
+
+    text = (ROOT / "docs" / "recipes.md").read_text("utf-8")
+    block = text.split("### Examples", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    return [shlex.split(line)[1:] for line in block.splitlines()
+            if re.match(r"^\.venv/bin/servewise ", line)]
+
+
+@pytest.mark.parametrize("args", _doc_examples(), ids=lambda a: " ".join(a[:3]))
+def test_the_doc_examples_run(args: list[str]) -> None:
+    code, out, err = run(*args)
+    assert code == 0, err
+    assert out
