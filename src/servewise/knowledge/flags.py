@@ -256,8 +256,8 @@ def to_argv(engine: str, settings: EngineSettings,
             table: FlagTable | None = None, model_positional: bool = False) -> list[str]:
     """The command-line arguments that set ``settings`` on ``engine`` at ``version``.
 
-    Settings are written in :class:`EngineSettings` field order, then ``extra`` as given. ``model_positional``
-    writes the model as the first, bare argument (``vllm serve MODEL ...``).
+    Settings are written in :class:`EngineSettings` field order, then ``extra`` as given.
+    ``model_positional`` writes the model as the first, bare argument (``vllm serve MODEL``).
     """
     flags = table or load_flag_table()
     engine = _check_engine(engine)
