@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from servewise.fastcli import model_parser, plan_parser, run
+from servewise.cli import app, run
 from support.paths import ROOT
 
 PLAN_DOC = (ROOT / "docs" / "plan.md").read_text()
@@ -24,13 +24,16 @@ def test_plan_doc_examples_run(argv: list[str], tmp_path: Path,
                                monkeypatch: pytest.MonkeyPatch,
                                capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path))
-    assert run(argv[0], argv[1:]) in (0, 1)
+    assert run(argv) in (0, 1)
     assert capsys.readouterr().out.strip()
 
 
-@pytest.mark.parametrize("parser", [plan_parser(), model_parser()])
-def test_every_option_is_documented(parser: object) -> None:
-    for action in parser._actions:  # type: ignore[attr-defined]
-        for option in action.option_strings:
+@pytest.mark.parametrize("name", ["plan", "model"])
+def test_every_option_is_documented(name: str) -> None:
+    import typer.main
+
+    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
+    for param in command.params:
+        for option in param.opts:
             if option.startswith("--") and option != "--help":
                 assert option in PLAN_DOC, option

@@ -1,5 +1,5 @@
 """``python -m servewise`` runs the command-line interface."""
 
-from servewise.fastcli import main
+from servewise.cli import main
 
 main()

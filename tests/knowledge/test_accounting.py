@@ -7,7 +7,8 @@ from itertools import combinations
 import pytest
 
 from servewise.errors import UsageError
-from servewise.knowledge.accounting import EngineVersion, load_engine_constants
+from servewise.knowledge.accounting import load_engine_constants
+from servewise.versions import EngineVersion
 
 
 def test_every_constant_is_sourced_and_version_ranges_are_disjoint() -> None:
@@ -18,17 +19,21 @@ def test_every_constant_is_sourced_and_version_ranges_are_disjoint() -> None:
     for a, b in combinations(table.all(), 2):
         if (a.engine, a.name) != (b.engine, b.name):
             continue
-        a_lo = a.since.key if a.since else (0, 0, 0)
-        b_lo = b.since.key if b.since else (0, 0, 0)
-        a_hi = a.until.key if a.until else (99, 0, 0)
-        b_hi = b.until.key if b.until else (99, 0, 0)
+        low, high = EngineVersion.parse("0"), EngineVersion.parse("99")
+        a_lo, b_lo = a.since or low, b.since or low
+        a_hi, b_hi = a.until or high, b.until or high
         assert a_hi <= b_lo or b_hi <= a_lo, (a.id, b.id)
 
 
 def test_versions() -> None:
-    assert EngineVersion.parse("0.26.1rc1.dev229+g6f91edf96.d20260731").key == (0, 26, 1)
-    assert EngineVersion.parse("V0").key == (0, 0, 0)
-    assert EngineVersion.parse("v0.19").key == (0, 19, 0)
+    dev = EngineVersion.parse("0.26.1rc1.dev229+g6f91edf96.d20260731")
+    assert (dev.major, dev.minor, dev.patch) == (0, 26, 1)
+    assert dev < EngineVersion.parse("0.26.1rc1") < EngineVersion.parse("0.26.1")
+    assert not dev.at_least("0.26.1")
+    assert dev.at_least("0.26.0")
+    assert EngineVersion.parse("V0") == EngineVersion.parse("0.0.0")
+    assert EngineVersion.parse("v0.19") == EngineVersion.parse("0.19.0")
+    assert str(dev) == "0.26.1rc1.dev229+g6f91edf96.d20260731"
     with pytest.raises(UsageError):
         EngineVersion.parse("latest")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from servewise.knowledge.accounting import load_engine_constants
-from servewise.plan.device import find_device
+from servewise.knowledge.gpus import resolve_gpu
 from servewise.plan.startup import Settings, Startup
 from servewise.plan.vllm import vllm_startup
 from servewise.sources.model_folder import read_folder
@@ -37,7 +37,7 @@ def _logged(text: str) -> tuple[int, int, str]:
 
 
 def _plan(model_dir: Path, pool: int, **settings: int) -> Startup:
-    device = find_device("cpu", memory=f"{pool}B")
+    device = resolve_gpu("cpu", memory=f"{pool}B")
     return vllm_startup(read_folder(model_dir), device,
                         Settings(kv_cache_memory_bytes=pool, **settings),
                         load_engine_constants())

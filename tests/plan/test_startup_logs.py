@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from servewise.knowledge.accounting import load_engine_constants
-from servewise.plan.device import find_device
+from servewise.knowledge.gpus import resolve_gpu
 from servewise.plan.planner import predict
 from servewise.plan.resolve import load_model
 from servewise.plan.startup import Settings
@@ -132,7 +132,7 @@ def test_log(entry: dict[str, Any]) -> None:
     assert case.card is not None
     model = load_model(case.card)
     settings = Settings(**case.settings)
-    startup = predict(model, find_device(case.gpu), settings, load_engine_constants())
+    startup = predict(model, resolve_gpu(case.gpu), settings, load_engine_constants())
     logged = entry["logged"]
     failed = bool(logged.get("startup_failed"))
     assert startup.fits is not failed, startup.error

@@ -4,24 +4,81 @@ Each command lives in its own module of this package and registers itself on the
 shared Typer app of :mod:`servewise.cli._common`; importing them here is what puts
 them on the command line. stdout carries data (``--json`` prints JSON there);
 stderr carries progress, warnings and errors. Exit codes: 0 fine, 1 the check
-failed, 2 bad usage or unreadable input.
+failed, 2 bad usage or unreadable input, 130 interrupted.
+
+:func:`main` is the one boundary where exceptions become messages and exit codes: a
+:class:`~servewise.errors.ServewiseError` is rendered with its hint (as JSON with
+``--json``), a usage error of the parser too, Ctrl-C ends with 130, and anything else is
+reported as an internal error in one line (``SERVEWISE_DEBUG=1`` shows the traceback).
 """
 
 from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+import typer
+
+try:  # typer 0.2x carries its own copy of click
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - typer with click as a dependency
+    from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from servewise.cli import bench, build, diagnose, images
 from servewise.cli import diff as diff_command
 from servewise.cli import plan as plan_commands
 from servewise.cli import recipe as recipe_commands
 from servewise.cli import version as version_command
-from servewise.cli._common import app
+from servewise.cli._common import app, render_error
+from servewise.errors import ServewiseError, UsageError
 
 __all__ = [
     "app", "bench", "build", "diagnose", "diff_command", "images", "main", "plan_commands",
-    "recipe_commands", "version_command",
+    "recipe_commands", "run", "version_command",
 ]
+
+INTERRUPTED = 130
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return its exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in args
+    try:
+        result = app(args=args, prog_name="servewise", standalone_mode=False)
+    except ServewiseError as error:
+        return render_error(error, as_json)
+    except typer.Exit as done:
+        return done.exit_code
+    except (typer.Abort, KeyboardInterrupt):
+        return _interrupted(as_json)
+    except click_errors.NoArgsIsHelpError as error:
+        sys.stdout.write(error.format_message() + "\n")
+        return 0
+    except click_errors.ClickException as error:
+        context = getattr(error, "ctx", None)
+        command = context.command_path if context is not None else "servewise"
+        usage = UsageError(error.format_message(), hint=f"`{command} --help` lists the options")
+        return render_error(usage, as_json)
+    except Exception as error:
+        if os.environ.get("SERVEWISE_DEBUG"):
+            raise
+        internal = ServewiseError(
+            f"internal error: {type(error).__name__}: {error}",
+            hint="this is a bug in servewise; run again with SERVEWISE_DEBUG=1 for the "
+            "traceback and report it",
+        )
+        return render_error(internal, as_json)
+    return result if isinstance(result, int) else 0
+
+
+def _interrupted(as_json: bool) -> int:
+    interrupted = ServewiseError("interrupted", hint="nothing was reported for this run")
+    render_error(interrupted, as_json)
+    return INTERRUPTED
 
 
 def main() -> None:
     """Entry point of the ``servewise`` console script."""
-    app()
+    raise SystemExit(run())

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from servewise.cli.options import JsonOption
 from servewise.errors import ServewiseError
 
 if TYPE_CHECKING:
@@ -26,9 +27,30 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Help text is plain text: "os/arch[/variant]" is no markup to rich.
+    rich_markup_mode=None,
 )
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON to stdout.")]
+
+def _version_callback(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("servewise")
+        except PackageNotFoundError:  # running from a source tree without an install
+            text = "unknown"
+        sys.stdout.write(f"servewise {text}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[bool, typer.Option(
+        "--version", help="Print the servewise version and exit.", is_eager=True,
+        callback=_version_callback)] = False,
+) -> None:
+    """Get a large language model serving on your GPUs with vLLM or SGLang, right the first time."""
 
 
 def out() -> Console:
@@ -43,7 +65,10 @@ def err() -> Console:
     """The console for progress, warnings and errors (stderr)."""
     from rich.console import Console
 
-    return Console(file=sys.stderr, stderr=True)
+    # Not a terminal: no wrapping, so paths and commands stay whole for copy and paste.
+    tty = sys.stderr.isatty()
+    return Console(file=sys.stderr, stderr=True, soft_wrap=not tty,
+                   width=None if tty else 100_000)
 
 
 def emit_json(data: Any) -> None:
@@ -62,8 +87,19 @@ def fail(error: ServewiseError, as_json: bool) -> NoReturn:
     raise typer.Exit(error.exit_code)
 
 
+def render_error(error: ServewiseError, as_json: bool) -> int:
+    """Render ``error`` as :func:`fail` does and return its exit code instead of exiting."""
+    try:
+        fail(error, as_json)
+    except typer.Exit as done:
+        return done.exit_code
+
+
 def say(label: str, style: str, text: str) -> None:
     """One labelled line on stderr; the text is data, never read as markup."""
     from rich.text import Text
 
     err().print(Text.assemble((f"{label}:", style), " ", text), highlight=False)
+
+
+__all__ = ["JsonOption", "app", "emit_json", "err", "fail", "out", "render_error", "say"]

@@ -9,8 +9,19 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from servewise.cli._common import JsonOption, app, emit_json, err, fail, out, say
-from servewise.errors import ServewiseError, StoreError
+from servewise.cli._common import app, emit_json, err, fail, out, say
+from servewise.cli.options import (
+    GpuOption,
+    IndexUrlOption,
+    InsecureOption,
+    JsonOption,
+    NoCacheOption,
+    PlatformOption,
+    RefArgument,
+    gpu_spec,
+    source_options,
+)
+from servewise.errors import ServewiseError, StoreError, UsageError
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -18,41 +29,12 @@ if TYPE_CHECKING:
     from servewise.inspect.gate import GateResult
     from servewise.inspect.report import BuildReport
     from servewise.inspect.scan import ScanProgress
+    from servewise.knowledge.gpus import Gpu
     from servewise.sources import SourceOptions
     from servewise.store import Store
 
-NoCacheOption = Annotated[
-    bool, typer.Option("--no-cache", help="Scan everything afresh; do not use the store.")
-]
 #: Exit code after Ctrl-C, as shells report a process ended by SIGINT.
 INTERRUPTED = 130
-
-RefArgument = Annotated[
-    str,
-    typer.Argument(
-        help="An engine build: a .so/.cubin file, a folder (site-packages or a virtual "
-        "environment), a .whl file or URL, pypi:NAME==VERSION, an image "
-        "[registry/]repo[:tag|@digest], a docker save tarball or an OCI layout folder.",
-        show_default=False,
-    ),
-]
-PlatformOption = Annotated[str | None, typer.Option(
-    "--platform", help="Image or wheel platform, os/arch[/variant] (default linux/amd64), "
-    "or a wheel platform tag such as manylinux_2_28_aarch64.", show_default=False)]
-InsecureOption = Annotated[bool, typer.Option(
-    "--insecure", help="Allow plain HTTP and unverified TLS for a registry that is not on "
-    "this machine.")]
-IndexUrlOption = Annotated[str | None, typer.Option(
-    "--index-url", help="Package index (PEP 503/691 simple API) for pypi: REFs; default "
-    "$PIP_INDEX_URL, else PyPI.", show_default=False)]
-
-
-def source_options(platform: str | None, insecure: bool, index_url: str | None
-                   ) -> SourceOptions:
-    """The options remote and image sources take."""
-    from servewise.sources import SourceOptions
-
-    return SourceOptions(platform=platform, insecure=insecure, index_url=index_url)
 
 
 def open_store(no_cache: bool) -> Store | None:
@@ -185,8 +167,7 @@ def inspect(
 @app.command()
 def gate(
     ref: RefArgument,
-    gpu: Annotated[str, typer.Option("--gpu", help="GPU name, e.g. h200, rtx-pro-6000, b200 "
-                                     "(see `servewise gpus`).", show_default=False)],
+    gpu: GpuOption,
     require: Annotated[list[str] | None, typer.Option(
         "--require", help="A library that must support the GPU (known id such as deep_gemm, "
         "or a file name). Repeatable.")] = None,
@@ -203,10 +184,9 @@ def gate(
 ) -> None:
     """Does each library of a build have code for this GPU? Exit 1 when a required one lacks it."""
     from servewise.inspect.gate import gate as run_gate
-    from servewise.knowledge.gpus import load_gpu_catalog
 
     try:
-        device = load_gpu_catalog().find(gpu)
+        device = _catalog_gpu(gpu)
         report = _scan(ref, no_cache, as_json, source_options(platform, insecure, index_url))
         result = run_gate(report, device, require=tuple(require or ()), model=model,
                           strict=strict)
@@ -225,6 +205,15 @@ def gate(
             out().print(gate_table(result))
         out().print(_gate_summary(result), highlight=False)
     raise typer.Exit(result.exit_code)
+
+
+def _catalog_gpu(text: str) -> Gpu:
+    """The catalog GPU ``--gpu NAME[:COUNT]`` names (a kernel verdict needs its archs)."""
+    spec = gpu_spec(text)
+    if spec.gpu is None:  # only "cpu" gets here without a catalog entry
+        raise UsageError(f"--gpu {text!r} names no GPU: the kernel gate needs a catalog GPU",
+                         hint="`servewise gpus` lists the names --gpu accepts", found=text)
+    return spec.gpu
 
 
 def _gate_summary(result: GateResult) -> Text:

@@ -6,14 +6,15 @@ from typing import Annotated
 
 import typer
 
-from servewise.cli._common import JsonOption, app, emit_json, fail, out
-from servewise.cli.build import (
+from servewise.cli._common import app, emit_json, fail, out
+from servewise.cli.build import _catalog_gpu, _warn_notes, scan_all
+from servewise.cli.options import (
     IndexUrlOption,
     InsecureOption,
+    JsonOption,
     NoCacheOption,
+    OptionalGpuOption,
     PlatformOption,
-    _warn_notes,
-    scan_all,
     source_options,
 )
 from servewise.errors import ServewiseError
@@ -28,9 +29,7 @@ BuildArgument = Annotated[str, typer.Argument(
 def diff(
     a: BuildArgument,
     b: BuildArgument,
-    gpu: Annotated[str | None, typer.Option(
-        "--gpu", help="Compare the gate's verdicts for this GPU: exit 1 only when one "
-        "changed.")] = None,
+    gpu: OptionalGpuOption = None,
     everything: Annotated[bool, typer.Option(
         "--all", help="Also list the libraries that did not change.")] = False,
     platform: PlatformOption = None,
@@ -39,12 +38,14 @@ def diff(
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
-    """What changed between builds A and B. Exit 0 when their GPU coverage is the same, else 1."""
+    """What changed between builds A and B. Exit 0 when their GPU coverage is the same, else 1.
+
+    With --gpu, exit 1 only when the gate's verdict for that GPU changed.
+    """
     from servewise.inspect.diff import diff_builds
-    from servewise.knowledge.gpus import load_gpu_catalog
 
     try:
-        device = load_gpu_catalog().find(gpu) if gpu is not None else None
+        device = _catalog_gpu(gpu) if gpu is not None else None
         report_a, report_b = scan_all([a, b], no_cache, as_json,
                                       source_options(platform, insecure, index_url))
         result = diff_builds(report_a, report_b, gpu=device)

@@ -6,14 +6,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from servewise.cli._common import JsonOption, app, emit_json, fail, out, say
-from servewise.cli.build import (
+from servewise.cli._common import app, emit_json, fail, out, say
+from servewise.cli.build import _catalog_gpu, stored
+from servewise.cli.options import (
     IndexUrlOption,
     InsecureOption,
+    JsonOption,
     NoCacheOption,
+    OptionalGpuOption,
     PlatformOption,
     source_options,
-    stored,
 )
 from servewise.errors import ServewiseError
 
@@ -72,8 +74,7 @@ def bisect(
     refs: Annotated[list[str], typer.Argument(
         help="A repository without a tag (its tags by date), pypi:NAME without a version "
         "(its versions), or several builds in order.", show_default=False)],
-    gpu: Annotated[str | None, typer.Option(
-        "--gpu", help="Judge each build with the gate for this GPU.", show_default=False)] = None,
+    gpu: OptionalGpuOption = None,
     good: Annotated[str | None, typer.Option(
         "--good", help="A tag, version or REF known to work.", show_default=False)] = None,
     bad: Annotated[str | None, typer.Option(
@@ -99,10 +100,9 @@ def bisect(
     from servewise.inspect.bisect import Predicate, between
     from servewise.inspect.bisect import bisect as run_bisect
     from servewise.inspect.series import series_for
-    from servewise.knowledge.gpus import load_gpu_catalog
 
     try:
-        device = load_gpu_catalog().find(gpu) if gpu else None
+        device = _catalog_gpu(gpu) if gpu else None
         predicate = Predicate(gpu=device, require=tuple(require or ()), model=model,
                               jit_arch=jit_arch)
         options = source_options(platform, insecure, index_url)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from servewise.inspect.engine_core import is_cuda_bearing
-from servewise.inspect.engine_version import EngineVersion, engine_version
+from servewise.inspect.engine_version import BuildEngine, engine_version
 from servewise.inspect.gate import classify
 from servewise.inspect.report import BuildReport, LibraryReport, sort_archs
 from servewise.knowledge.engines import EngineTable
@@ -224,8 +224,8 @@ class BuildDiff:
     b: BuildReport
     libraries: tuple[LibraryChange, ...]
     """Every library of either build, in B's path order (removed ones at their A path)."""
-    engine_a: EngineVersion | None
-    engine_b: EngineVersion | None
+    engine_a: BuildEngine | None
+    engine_b: BuildEngine | None
     gpu: Gpu | None = None
     """The GPU verdicts were compared for, if any."""
 
@@ -268,7 +268,7 @@ class BuildDiff:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form with stable keys."""
-        def side(report: BuildReport, engine: EngineVersion | None) -> dict[str, Any]:
+        def side(report: BuildReport, engine: BuildEngine | None) -> dict[str, Any]:
             return {"ref": report.ref, "source_kind": report.source_kind,
                     "libraries": len(report.libraries),
                     "engine": engine.to_dict() if engine else None}
@@ -381,6 +381,6 @@ def _verdict(library: LibraryReport | None, gpu: Gpu, table: LibraryTable) -> st
 
 
 __all__ = [
-    "STATUSES", "ArchChange", "BuildDiff", "EngineVersion", "LibraryChange", "diff_builds",
+    "STATUSES", "ArchChange", "BuildDiff", "BuildEngine", "LibraryChange", "diff_builds",
     "engine_version",
 ]

@@ -12,17 +12,22 @@ from typing import Any
 from servewise.errors import UsageError
 from servewise.inspect.report import BuildReport
 from servewise.knowledge.engines import EngineTable, load_engine_table
-from servewise.versions import VersionReading, read_version
+from servewise.versions import EngineVersion, VersionReading, read_version
 
 
 @dataclass(frozen=True)
-class EngineVersion:
-    """The engine a build holds, by its distribution."""
+class BuildEngine:
+    """The engine a build holds, by its distribution, and its version."""
 
     engine: str
     package: str
     version: str
     reading: VersionReading
+
+    @property
+    def engine_version(self) -> EngineVersion | None:
+        """The version as the shared :class:`~servewise.versions.EngineVersion`."""
+        return self.reading.engine_version
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: the reading's main parts."""
@@ -35,7 +40,7 @@ class EngineVersion:
 
 def engine_version(
     report: BuildReport, engines: EngineTable | None = None
-) -> EngineVersion | None:
+) -> BuildEngine | None:
     """The engine version of a build: the distribution named like its engine, else its kin."""
     table = engines or load_engine_table()
     found: list[tuple[int, str, str, str]] = []
@@ -50,7 +55,7 @@ def engine_version(
         reading = read_version(f"{package}=={version}", table)
     except UsageError:  # a distribution whose version is no PEP 440 version
         return None
-    return EngineVersion(engine, package, version, reading)
+    return BuildEngine(engine, package, version, reading)
 
 
-__all__ = ["EngineVersion", "engine_version"]
+__all__ = ["BuildEngine", "engine_version"]

@@ -13,7 +13,6 @@ Several entries may share a name for different version ranges (``since`` inclusi
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,53 +26,12 @@ from servewise.knowledge._load import (
     load_table,
     shipped_entries,
 )
+from servewise.versions import EngineVersion
 
 FILENAME = "accounting.toml"
 TABLE = "constant"
 FIELDS = frozenset({"id", "name", "engine", "value", "unit", "since", "until", "source", "notes"})
 ENGINES = ("vllm", "sglang")
-
-_VERSION = re.compile(r"^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?")
-
-
-@dataclass(frozen=True, order=True)
-class EngineVersion:
-    """An engine version as ``(major, minor, patch)``; ``raw`` keeps what was given."""
-
-    major: int
-    minor: int
-    patch: int
-    raw: str = ""
-
-    @classmethod
-    def parse(cls, text: str) -> EngineVersion:
-        """``0.26.1rc1.dev229+g6f91edf96`` → 0.26.1; ``V0`` → 0.0.0 (the V0 engine)."""
-        cleaned = text.strip()
-        if cleaned.lower() in ("v0", "v0 engine"):
-            return cls(0, 0, 0, cleaned)
-        if cleaned.lower() == "v1":
-            return cls(0, 8, 0, cleaned)
-        match = _VERSION.match(cleaned)
-        if match is None:
-            raise UsageError(
-                f"cannot read engine version {text!r}",
-                hint="give a version such as 0.32.0 or 0.26.1rc1.dev229+g6f91edf96",
-                found=text,
-            )
-        major, minor, patch = (int(part) if part else 0 for part in match.groups())
-        return cls(major, minor, patch, cleaned)
-
-    def __str__(self) -> str:
-        return self.raw or f"{self.major}.{self.minor}.{self.patch}"
-
-    @property
-    def key(self) -> tuple[int, int, int]:
-        """The comparable part."""
-        return (self.major, self.minor, self.patch)
-
-    def at_least(self, other: str) -> bool:
-        """Whether this version is ``other`` or later."""
-        return self.key >= EngineVersion.parse(other).key
 
 
 @dataclass(frozen=True)
@@ -92,9 +50,9 @@ class EngineConstant:
 
     def applies(self, version: EngineVersion) -> bool:
         """Whether the entry holds for ``version``."""
-        if self.since is not None and version.key < self.since.key:
+        if self.since is not None and version < self.since:
             return False
-        return not (self.until is not None and version.key >= self.until.key)
+        return not (self.until is not None and version >= self.until)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""

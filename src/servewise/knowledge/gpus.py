@@ -11,6 +11,7 @@ GPUs or overrides shipped ones by ``id``::
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import re
@@ -305,3 +306,151 @@ def load_gpu_catalog(user_dir: Path | None = None) -> GpuCatalog:
     naming the file, the entry and the field.
     """
     return load_table(FILENAME, TABLE, user_dir, _shipped_catalog, _build)
+
+
+# --- What ``--gpu NAME[:COUNT]`` names: the one GPU type every operation takes -------------
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(gib|gb|mib|mb|b)?\s*$", re.IGNORECASE)
+_UNITS = {"gib": 2**30, "gb": 10**9, "mib": 2**20, "mb": 10**6, "b": 1, None: 2**30}
+_COUNT_HINT = (
+    "give NAME or NAME:COUNT, e.g. h200:8 or rtx-pro-6000:2 (COUNT GPUs per node, at least 1)"
+)
+
+
+def parse_size(text: str, what: str = "memory") -> int:
+    """``96GB`` → 96·10⁹ bytes, ``97887MiB`` and ``95.59GiB`` → bytes; a bare number is GiB."""
+    match = _SIZE.match(text)
+    if match is None:
+        raise UsageError(
+            f"cannot read {what} {text!r}",
+            hint="give a size such as 95.59GiB, 97887MiB, 96GB or a number of bytes with B",
+            found=text,
+        )
+    unit = match.group(2).lower() if match.group(2) else None
+    return int(float(match.group(1)) * _UNITS[unit])
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """The GPUs a command is about: which one, how many per node, and the memory engines see.
+
+    ``gpu`` is the catalog entry (None for vLLM's CPU backend or a GPU the user describes
+    with its memory). ``memory_bytes`` is the total one device reports to the engine:
+    the driver's figure where the catalog has it (``memory_source`` ``driver``), else the
+    vendor's (``vendor``), or what the user gave (``user``).
+    """
+
+    name: str
+    count: int
+    memory_bytes: int
+    memory_source: str
+    platform: str = "cuda"
+    """``cuda`` or ``cpu`` (vLLM's CPU backend)."""
+    compute_capability: ComputeCapability | None = None
+    gpu: Gpu | None = None
+    amx: bool = False
+    """CPU backend: whether the CPU has AMX tiles (vLLM's CPU MLA block-size rule)."""
+
+    @property
+    def is_cpu(self) -> bool:
+        """Whether this is vLLM's CPU backend."""
+        return self.platform == "cpu"
+
+    @property
+    def gpu_id(self) -> str | None:
+        """The catalog id, when the GPU is in the catalog."""
+        return self.gpu.id if self.gpu else None
+
+    def with_count(self, count: int) -> GpuSpec:
+        """The same GPU, ``count`` of them per node."""
+        return dataclasses.replace(self, count=_check_count(count, self.name))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        cc = self.compute_capability
+        return {
+            "name": self.name,
+            "gpu_id": self.gpu_id,
+            "count": self.count,
+            "platform": self.platform,
+            "memory_bytes": self.memory_bytes,
+            "memory_source": self.memory_source,
+            "compute_capability": str(cc) if cc else None,
+        }
+
+
+def _check_count(count: int, text: str) -> int:
+    if count < 1:
+        raise UsageError(f"--gpu {text!r} asks for {count} GPUs; the count must be at least 1",
+                         hint=_COUNT_HINT, found=text)
+    return count
+
+
+def split_gpu_count(text: str) -> tuple[str, int]:
+    """``"h200:8"`` → ``("h200", 8)``; ``"h200"`` → ``("h200", 1)``."""
+    name, sep, count = text.strip().rpartition(":")
+    if not sep:
+        return text.strip(), 1
+    if not name.strip() or not re.fullmatch(r"-?\d+", count.strip()):
+        raise UsageError(f"cannot read --gpu {text!r}", hint=_COUNT_HINT, found=text)
+    return name.strip(), _check_count(int(count), text)
+
+
+def resolve_gpu(
+    name: str,
+    *,
+    count: int = 1,
+    memory: str | None = None,
+    capability: str | None = None,
+    catalog: GpuCatalog | None = None,
+) -> GpuSpec:
+    """The :class:`GpuSpec` for a GPU ``name`` (catalog name, or ``cpu``).
+
+    ``memory`` overrides the size (and lets a name the catalog does not know through);
+    ``capability`` (``12.0``) overrides or supplies the compute capability.
+    """
+    _check_count(count, f"{name}:{count}")
+    cc: ComputeCapability | None = None
+    if capability:
+        if re.fullmatch(r"\d{1,2}\.\d", capability.strip()) is None:
+            raise UsageError(f"cannot read compute capability {capability!r}",
+                             hint="give MAJOR.MINOR, e.g. 12.0", found=capability)
+        cc = ComputeCapability.parse(capability.strip())
+    if name.strip().lower() == "cpu":
+        if memory is None:
+            raise UsageError("the CPU backend needs its KV cache size",
+                             hint="give --kv-cache-memory (VLLM_CPU_KVCACHE_SPACE or "
+                             "--kv-cache-memory-bytes) or --gpu-memory")
+        return GpuSpec("cpu", count, parse_size(memory), "user", platform="cpu", amx=_has_amx())
+    table = catalog or load_gpu_catalog()
+    gpu = table.get(name)
+    if gpu is None:
+        if memory is None:
+            table.find(name)  # raises, naming close matches
+        assert memory is not None
+        return GpuSpec(name, count, parse_size(memory), "user", compute_capability=cc)
+    size, source = gpu.engine_memory
+    if memory is not None:
+        size, source = parse_size(memory), "user"
+    return GpuSpec(gpu.name, count, size, source, compute_capability=cc or gpu.cc, gpu=gpu)
+
+
+def parse_gpu_spec(
+    text: str,
+    *,
+    memory: str | None = None,
+    capability: str | None = None,
+    catalog: GpuCatalog | None = None,
+) -> GpuSpec:
+    """Read ``--gpu NAME[:COUNT]`` into a :class:`GpuSpec` (see :func:`resolve_gpu`)."""
+    name, count = split_gpu_count(text)
+    return resolve_gpu(name, count=count, memory=memory, capability=capability,
+                       catalog=catalog)
+
+
+def _has_amx() -> bool:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            return " amx_tile" in handle.read()
+    except OSError:
+        return False

@@ -14,7 +14,7 @@ from typing import Any
 
 from servewise.errors import UsageError
 from servewise.knowledge.accounting import EngineConstants
-from servewise.plan.device import Device
+from servewise.knowledge.gpus import GpuSpec
 from servewise.plan.model import ModelInfo
 from servewise.plan.sglang import sglang_startup
 from servewise.plan.startup import Settings, Startup
@@ -86,7 +86,7 @@ class Plan:
     """Everything ``servewise plan`` reports."""
 
     model: ModelInfo
-    device: Device
+    device: GpuSpec
     gpus_per_node: int
     nodes: int
     settings: Settings
@@ -130,7 +130,7 @@ class Plan:
         }
 
 
-def predict(model: ModelInfo, device: Device, settings: Settings,
+def predict(model: ModelInfo, device: GpuSpec, settings: Settings,
             constants: EngineConstants) -> Startup:
     """The engine's startup for ``settings``."""
     if settings.engine == "sglang":
@@ -183,7 +183,7 @@ def layouts_for(model: ModelInfo, gpus_per_node: int, nodes: int) -> list[tuple[
     return out
 
 
-def rank_layouts(model: ModelInfo, device: Device, settings: Settings, gpus_per_node: int,
+def rank_layouts(model: ModelInfo, device: GpuSpec, settings: Settings, gpus_per_node: int,
                  nodes: int, constants: EngineConstants) -> list[LayoutResult]:
     """Every layout, best first, with why each that fails does."""
     results = []
@@ -198,7 +198,7 @@ def rank_layouts(model: ModelInfo, device: Device, settings: Settings, gpus_per_
     return results
 
 
-def recommend(model: ModelInfo, device: Device, settings: Settings, best: Startup,
+def recommend(model: ModelInfo, device: GpuSpec, settings: Settings, best: Startup,
               constants: EngineConstants) -> dict[str, Any]:
     """The utilization / fraction to use and the headroom it leaves."""
     named = workspaces(model, settings, constants)
@@ -232,7 +232,7 @@ def recommend(model: ModelInfo, device: Device, settings: Settings, best: Startu
     return out
 
 
-def make_plan(model: ModelInfo, device: Device, settings: Settings, constants: EngineConstants,
+def make_plan(model: ModelInfo, device: GpuSpec, settings: Settings, constants: EngineConstants,
               *, gpus_per_node: int, nodes: int = 1, context: int | None = None,
               explicit_layout: bool = False) -> Plan:
     """The whole plan for ``model`` on ``gpus_per_node`` x ``nodes`` devices."""
@@ -277,7 +277,7 @@ def make_plan(model: ModelInfo, device: Device, settings: Settings, constants: E
                 recommendation, tuple(notes))
 
 
-def shortfall(model: ModelInfo, device: Device, layouts: list[LayoutResult]) -> str:
+def shortfall(model: ModelInfo, device: GpuSpec, layouts: list[LayoutResult]) -> str:
     """How far the best layout is from fitting."""
     best = None
     for result in layouts:

@@ -18,12 +18,13 @@ Everything outside the fraction — activations, CUDA graphs, MoE workspaces —
 from __future__ import annotations
 
 from servewise.errors import UnsupportedModelError
-from servewise.knowledge.accounting import EngineConstants, EngineVersion
-from servewise.plan.device import Device
+from servewise.knowledge.accounting import EngineConstants
+from servewise.knowledge.gpus import GpuSpec
 from servewise.plan.kv import sglang_cell_bytes
 from servewise.plan.model import ModelInfo
 from servewise.plan.startup import Settings, Startup, engine_version
 from servewise.plan.weights import per_rank, pp_layer_ranges
+from servewise.versions import EngineVersion
 
 ENGINE = "sglang"
 MIB = 2**20
@@ -41,7 +42,7 @@ _GPU_TIERS = (
 )
 
 
-def default_fraction(device: Device, settings: Settings, constants: EngineConstants,
+def default_fraction(device: GpuSpec, settings: Settings, constants: EngineConstants,
                      version: EngineVersion) -> tuple[float, dict[str, float]]:
     """SGLang's default ``--mem-fraction-static`` and the reserve behind it (MiB)."""
     gib = device.memory_bytes / GIB
@@ -73,7 +74,7 @@ def page_size(model: ModelInfo) -> int:
     return 64 if spec.uses_mla else 1
 
 
-def sglang_startup(model: ModelInfo, device: Device, settings: Settings,
+def sglang_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
                    constants: EngineConstants) -> Startup:
     """Predict SGLang's pool for ``model`` on ``device``."""
     spec = model.spec

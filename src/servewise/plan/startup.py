@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from servewise.knowledge.accounting import EngineConstants, EngineVersion
+from servewise.knowledge.accounting import EngineConstants
 from servewise.plan.weights import Parallel
+from servewise.versions import EngineVersion
 
 
 @dataclass(frozen=True)

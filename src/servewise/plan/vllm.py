@@ -23,9 +23,10 @@ Every constant comes from :mod:`servewise.knowledge.accounting`.
 
 from __future__ import annotations
 
+from servewise.archs import ComputeCapability
 from servewise.errors import UnsupportedModelError, UsageError
-from servewise.knowledge.accounting import EngineConstants, EngineVersion
-from servewise.plan.device import Device
+from servewise.knowledge.accounting import EngineConstants
+from servewise.knowledge.gpus import GpuSpec
 from servewise.plan.kv import (
     KvGroup,
     PageSpec,
@@ -39,6 +40,7 @@ from servewise.plan.kv import (
 from servewise.plan.model import ModelInfo, expert_padding_factor
 from servewise.plan.startup import Settings, Startup, engine_version
 from servewise.plan.weights import RankWeights, per_rank
+from servewise.versions import EngineVersion
 
 GIB = 2**30
 ENGINE = "vllm"
@@ -49,7 +51,7 @@ def format_gib(value: int) -> str:
     return f"{round(value / GIB, 2)}"
 
 
-def _defaults(device: Device, version: EngineVersion, constants: EngineConstants,
+def _defaults(device: GpuSpec, version: EngineVersion, constants: EngineConstants,
               world: int, max_model_len: int) -> tuple[int, int]:
     """Default (max_num_batched_tokens, max_num_seqs) as vLLM's ``get_batch_defaults``."""
     def get(name: str) -> int:
@@ -70,7 +72,7 @@ def _defaults(device: Device, version: EngineVersion, constants: EngineConstants
     return get("default_max_num_batched_tokens_other"), get("default_max_num_seqs_other")
 
 
-def block_size(model: ModelInfo, device: Device, settings: Settings,
+def block_size(model: ModelInfo, device: GpuSpec, settings: Settings,
                constants: EngineConstants, version: EngineVersion) -> tuple[int, str]:
     """The block size vLLM will use and why."""
     spec = model.spec
@@ -93,7 +95,7 @@ def block_size(model: ModelInfo, device: Device, settings: Settings,
     return get("block_size_cuda"), "CUDA attention default"
 
 
-def _mxfp4_factor(model: ModelInfo, device: Device, version: EngineVersion,
+def _mxfp4_factor(model: ModelInfo, device: GpuSpec, version: EngineVersion,
                   constants: EngineConstants) -> tuple[float, str]:
     spec = model.spec
     if spec.quant_method != "mxfp4" or spec.moe is None:
@@ -101,9 +103,9 @@ def _mxfp4_factor(model: ModelInfo, device: Device, version: EngineVersion,
     if device.is_cpu:
         hidden_align, inter_align, backend = 32, 32, "CPU"
     else:
-        cc = device.compute_capability or (9, 0)
+        cc = device.compute_capability or ComputeCapability(9, 0)
         marlin_until = constants.text(ENGINE, "mxfp4_marlin_on_hopper_until", version)
-        if cc[0] < 10 and not version.at_least(marlin_until):
+        if cc.major < 10 and not version.at_least(marlin_until):
             rule, backend = constants.text(ENGINE, "mxfp4_padding_marlin", version), "Marlin"
         else:
             rule, backend = constants.text(ENGINE, "mxfp4_padding_triton", version), "Triton"
@@ -115,7 +117,7 @@ def _mxfp4_factor(model: ModelInfo, device: Device, version: EngineVersion,
                    f"to {inter_align}"
 
 
-def rank_weights(model: ModelInfo, device: Device, settings: Settings,
+def rank_weights(model: ModelInfo, device: GpuSpec, settings: Settings,
                  constants: EngineConstants, version: EngineVersion
                  ) -> tuple[list[RankWeights], list[str]]:
     """Weights on one rank of each pipeline stage, with the loader's padding applied."""
@@ -179,7 +181,7 @@ def _check_layout(model: ModelInfo, settings: Settings) -> None:
         )
 
 
-def vllm_startup(model: ModelInfo, device: Device, settings: Settings,
+def vllm_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
                  constants: EngineConstants) -> Startup:
     """Predict what vLLM logs at startup for ``model`` on ``device`` with ``settings``."""
     spec = model.spec

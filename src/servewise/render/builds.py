@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from servewise.inspect.diff import ArchChange, BuildDiff, EngineVersion
+from servewise.inspect.diff import ArchChange, BuildDiff, BuildEngine
 from servewise.versions import VersionReading
 
 _VERSION_FIELDS = (
@@ -54,7 +54,7 @@ def _arch_text(change: ArchChange) -> Text:
     return text
 
 
-def _engine_text(engine: EngineVersion | None) -> str:
+def _engine_text(engine: BuildEngine | None) -> str:
     if engine is None:
         return "no engine distribution found"
     parts = [f"{engine.package} {engine.version}"]

@@ -1,0 +1,78 @@
+"""Options every command shares, defined once: ``--gpu``, ``--json`` and the build REF block.
+
+A command takes them by annotation (``gpu: GpuOption``, ``as_json: JsonOption``) and turns
+the raw text into the shared vocabulary with :func:`gpu_spec` and :func:`source_options`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from servewise.knowledge.gpus import GpuSpec
+    from servewise.sources import SourceOptions
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON to stdout.")]
+
+GPU_HELP = ("GPU name and how many per node, NAME[:COUNT]: h200:8, rtx-pro-6000:2, b200 "
+            "(`servewise gpus` lists the names).")
+GpuOption = Annotated[str, typer.Option("--gpu", metavar="NAME[:COUNT]", help=GPU_HELP,
+                                        show_default=False)]
+OptionalGpuOption = Annotated[str | None, typer.Option(
+    "--gpu", metavar="NAME[:COUNT]", help=GPU_HELP, show_default=False)]
+GpuMemoryOption = Annotated[str | None, typer.Option(
+    "--gpu-memory", help="Memory per GPU as the driver reports it (97887MiB, 95.59GiB): for "
+    "GPUs the catalog lacks, or to override its figure.", show_default=False)]
+ComputeCapabilityOption = Annotated[str | None, typer.Option(
+    "--compute-capability", help="MAJOR.MINOR, for GPUs the catalog lacks.",
+    show_default=False)]
+
+
+def gpu_spec(text: str, memory: str | None = None, capability: str | None = None) -> GpuSpec:
+    """``--gpu NAME[:COUNT]`` (with ``--gpu-memory``/``--compute-capability``) as a GpuSpec."""
+    from servewise.knowledge.gpus import parse_gpu_spec
+
+    return parse_gpu_spec(text, memory=memory, capability=capability)
+
+
+# --- The build REF block: inspect, gate, diff, tags, bisect, check ------------------------
+
+RefArgument = Annotated[
+    str,
+    typer.Argument(
+        help="An engine build: a .so/.cubin file, a folder (site-packages or a virtual "
+        "environment), a .whl file or URL, pypi:NAME==VERSION, an image "
+        "[registry/]repo[:tag|@digest], a docker save tarball or an OCI layout folder.",
+        show_default=False,
+    ),
+]
+PlatformOption = Annotated[str | None, typer.Option(
+    "--platform", help="Image or wheel platform as os/arch or os/arch/variant (default "
+    "linux/amd64), or a wheel platform tag such as manylinux_2_28_aarch64.",
+    show_default=False)]
+InsecureOption = Annotated[bool, typer.Option(
+    "--insecure", help="Allow plain HTTP and unverified TLS for a registry that is not on "
+    "this machine.")]
+IndexUrlOption = Annotated[str | None, typer.Option(
+    "--index-url", help="Package index (PEP 503/691 simple API) for pypi: REFs; default "
+    "$PIP_INDEX_URL, else PyPI.", show_default=False)]
+NoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Read everything afresh; do not use the store.")
+]
+
+
+def source_options(platform: str | None, insecure: bool, index_url: str | None
+                   ) -> SourceOptions:
+    """The options remote and image sources take."""
+    from servewise.sources import SourceOptions
+
+    return SourceOptions(platform=platform, insecure=insecure, index_url=index_url)
+
+
+__all__ = [
+    "ComputeCapabilityOption", "GpuMemoryOption", "GpuOption", "IndexUrlOption",
+    "InsecureOption", "JsonOption", "NoCacheOption", "OptionalGpuOption", "PlatformOption",
+    "RefArgument", "gpu_spec", "source_options",
+]
