@@ -151,3 +151,24 @@ def test_unknown_recipe_id_suggests_close_ones() -> None:
 ])
 def test_image_pinning(ref: str, pinned: bool) -> None:
     assert image_pinned(ref) is pinned
+
+
+def test_flags_are_read_through_the_shared_flag_table() -> None:
+    recipe = load_recipes().require("vllm/deepseek-v4-flash-0731-nvfp4/rtx-pro-6000-max-q/tp2")
+    settings = recipe.settings
+    assert settings.tensor_parallel_size == 2
+    assert settings.kv_cache_dtype == "fp8" and settings.block_size == 256
+    assert settings.enforce_eager is True and settings.gpu_memory_utilization == 0.95
+    assert settings.model == "MJPansa/DeepSeek-V4-Flash-0731-NVFP4"
+    version = recipe.min_engine_version
+    assert version is not None and not version.at_least("0.26.1")   # a dev build of 0.26.1rc1
+    sglang = load_recipes().require("sglang/deepseek-v4-flash-0731/h200/fp4/balanced/single")
+    assert sglang.settings.mem_fraction_static == 0.88
+    assert sglang.settings.moe_runner_backend == "flashinfer_mxfp4"
+
+
+def test_a_flag_value_of_the_wrong_kind_is_a_problem() -> None:
+    with pytest.raises(RecipeDataError) as caught:
+        parse(GOOD.replace('[--max-model-len, "4096"]', '[--max-model-len, "four"]'))
+    (problem,) = caught.value.problems
+    assert problem.path == "recipes[0].argv" and "--max-model-len" in problem.message

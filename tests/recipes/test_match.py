@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from servewise.errors import UsageError
-from servewise.knowledge.gpus import Gpu, load_gpu_catalog
+from servewise.knowledge.gpus import Gpu, load_gpu_catalog, parse_gpu_spec
 from servewise.recipes import RecipeBook, load_recipes, parse_hw, parse_recipe_file
 
 FILE = """\
@@ -114,14 +114,16 @@ def test_same_chip_and_memory_matches(book: RecipeBook) -> None:
     assert "compute capability 12.0" in found.reason
 
 
-def test_a_gpu_spec_object_works(book: RecipeBook) -> None:
+def test_a_gpu_spec_works(book: RecipeBook) -> None:
+    assert ids(book, model="acme/Big-MoE", hw=parse_gpu_spec("h200:4"))[0] == "a/verified-4-new"
+    assert ids(book, model="acme/Big-MoE", hw=parse_gpu_spec("h200")) == []   # one GPU
+
     @dataclass
     class Spec:
         gpu: Gpu
         count: int
 
-    spec = Spec(load_gpu_catalog().find("h200"), 4)
-    assert ids(book, model="acme/Big-MoE", hw=spec)[0] == "a/verified-4-new"
+    assert ids(book, model="acme/Big-MoE", hw=Spec(load_gpu_catalog().find("h200"), 4))
 
 
 @pytest.mark.parametrize("text", ["h200:0", "h200:x", "h200:-1"])

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from servewise.cli._common import JsonOption, app, emit_json, fail, out, say
+from servewise.cli._common import app, emit_json, fail, out, say
+from servewise.cli.options import GpuOption, JsonOption, OptionalGpuOption, gpu_spec
 from servewise.errors import ServewiseError
 
 if TYPE_CHECKING:
@@ -25,8 +26,6 @@ recipe_app = typer.Typer(
 )
 app.add_typer(recipe_app, name="recipe")
 
-GpuOption = Annotated[str | None, typer.Option(
-    "--gpu", help="NAME[:COUNT] (GPUs per node), e.g. h200:8.", show_default=False)]
 EngineOption = Annotated[str | None, typer.Option(
     "--engine", help="vllm or sglang.", show_default=False)]
 
@@ -61,7 +60,7 @@ def list_recipes(
     model: Annotated[str | None, typer.Option("--model", help="Any name of the model.",
                                               show_default=False)] = None,
     engine: EngineOption = None,
-    gpu: GpuOption = None,
+    gpu: OptionalGpuOption = None,
     status: Annotated[str | None, typer.Option(
         "--status", help="verified, in-progress, estimated or unsupported.",
         show_default=False)] = None,
@@ -148,8 +147,7 @@ def _stat(value: object) -> str:
 def match(
     model: Annotated[str, typer.Argument(help="The model: a Hugging Face id, its name or a "
                                          "local folder.", show_default=False)],
-    gpu: Annotated[str, typer.Option("--gpu", help="NAME[:COUNT] (GPUs per node), e.g. h200:8.",
-                                     show_default=False)],
+    gpu: GpuOption,
     engine: EngineOption = None,
     quant: Annotated[str | None, typer.Option("--quant", show_default=False,
                                               help="fp8, fp4, nvfp4, bf16, …")] = None,
@@ -162,7 +160,7 @@ def match(
 ) -> None:
     """The recipes that fit this model on these GPUs, best first, with the reasons."""
     try:
-        found = _book().match(model=model, hw=gpu, engine=engine, quant=quant,
+        found = _book().match(model=model, hw=gpu_spec(gpu), engine=engine, quant=quant,
                               variant=variant, strategy=strategy, nodes=nodes)
     except ServewiseError as error:
         fail(error, as_json)

@@ -14,11 +14,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
-from servewise.errors import UsageError
-from servewise.knowledge.gpus import Gpu, GpuCatalog, load_gpu_catalog
+from servewise.errors import ServewiseError, UsageError
+from servewise.knowledge.gpus import Gpu, GpuCatalog, load_gpu_catalog, split_gpu_count
 from servewise.recipes.model import STATUSES, Recipe
+from servewise.versions import EngineVersion
 
 
 @dataclass(frozen=True)
@@ -47,14 +48,8 @@ class RecipeMatch:
 
 def parse_hw(text: str, catalog: GpuCatalog) -> tuple[Gpu, int | None]:
     """``NAME[:COUNT]`` → the catalog GPU and the count (None when not given)."""
-    name, sep, count_text = text.strip().rpartition(":") if ":" in text else (text, "", "")
-    count: int | None = None
-    if sep:
-        if not count_text.isdigit() or int(count_text) < 1:
-            raise UsageError(f"bad GPU count in {text!r}", hint="write NAME[:COUNT], e.g. h200:8",
-                             expected="a whole number ≥ 1", found=count_text)
-        count = int(count_text)
-    return catalog.find(name.strip()), count
+    name, count = split_gpu_count(text)
+    return catalog.find(name), count if ":" in text else None
 
 
 def _names(text: str) -> tuple[str, str]:
@@ -89,8 +84,8 @@ _MODEL_ORDER = {"checkpoint": 0, "model": 1, "near": 2}
 def _version_key(recipe: Recipe) -> tuple[int, Version]:
     text = recipe.provenance.engine_version or recipe.min_version
     try:
-        return (0, Version(text.split()[0])) if text else (1, Version("0"))
-    except InvalidVersion:
+        return (0, EngineVersion.parse(text.split()[0]).comparable) if text else (1, Version("0"))
+    except ServewiseError:
         return (1, Version("0"))
 
 
@@ -162,9 +157,9 @@ class RecipeBook:
     ) -> list[RecipeMatch]:
         """The recipes that fit, best first, each with its reasons.
 
-        ``hw`` is ``NAME[:COUNT]`` (GPUs per node), or an object with ``gpu`` and ``count``
-        (the shared GPU type). A recipe fits when the model is one of its names, the GPU is
-        the same (or the same chip with the same memory), it needs no more GPUs per node than
+        ``hw`` is ``NAME[:COUNT]`` (GPUs per node; no count: any) or a
+        :class:`~servewise.knowledge.gpus.GpuSpec` (its ``gpu`` and ``count``). A recipe fits
+        when the model is one of its names, the GPU is the same (or the same chip with the same memory), it needs no more GPUs per node than
         ``COUNT`` and as many nodes as ``nodes``, and ``engine``/``quant``/``variant``/
         ``strategy``, when given, are its own.
         """

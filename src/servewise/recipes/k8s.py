@@ -27,38 +27,31 @@ from servewise.errors import UsageError
 from servewise.recipes.render import (
     CONTAINER_MODEL_DIR,
     RAY_PORT,
-    SGLANG_DIST_PORT,
     Command,
     Launch,
     Rendered,
+    node_flags,
+    serve_argv,
 )
 
 API_VERSION = "leaderworkerset.x-k8s.io/v1"
 LEADER = "$(LWS_LEADER_ADDRESS)"
 
 
-def _serve(launch: Launch, model: str, flags: list[str]) -> list[str]:
-    if launch.engine == "vllm":
-        return ["vllm", "serve", model, *flags]
-    return ["python3", "-m", "sglang.launch_server", "--model-path", model, *flags]
-
-
 def _pod_script(launch: Launch, model: str, flags: list[str], leader: bool,
                 multinode: str) -> str:
-    served = shlex.join(_serve(launch, model, flags))
+    served = shlex.join(serve_argv(launch, model, flags))
     if launch.nodes == 1:
         return "exec " + served
-    if launch.engine == "sglang":
-        return (f"exec {served} --nnodes \"$LWS_GROUP_SIZE\" --node-rank \"$LWS_WORKER_INDEX\" "
-                f"--dist-init-addr \"$LWS_LEADER_ADDRESS:{SGLANG_DIST_PORT}\"")
-    if multinode == "ray":
+    if launch.engine == "vllm" and multinode == "ray":
         if leader:
-            return (f"ray start --head --port={RAY_PORT} && exec {served} "
-                    "--distributed-executor-backend ray")
+            ray = shlex.join(node_flags(launch, 0, launch.nodes, multinode, ""))
+            return f"ray start --head --port={RAY_PORT} && exec {served} {ray}"
         return f"exec ray start --address=\"$LWS_LEADER_ADDRESS:{RAY_PORT}\" --block"
-    common = (f"exec {served} --nnodes \"$LWS_GROUP_SIZE\" --node-rank \"$LWS_WORKER_INDEX\" "
-              "--master-addr \"$LWS_LEADER_ADDRESS\"")
-    return common if leader else common + " --headless"
+    rank: int | str = 0 if leader else "$LWS_WORKER_INDEX"
+    joined = node_flags(launch, rank, "$LWS_GROUP_SIZE", multinode, "$LWS_LEADER_ADDRESS")
+    return f"exec {served} " + " ".join(
+        f'"{word}"' if word.startswith("$") else shlex.quote(word) for word in joined)
 
 
 def _container(launch: Launch, script: str, port: int, leader: bool,
@@ -110,8 +103,8 @@ def render_lws(
     if launch.image is None:
         raise UsageError("the recipe names no image; a Kubernetes pod needs one",
                          hint="give one with --image (a pinned tag or digest)")
-    if launch.engine == "sglang" and "--host" not in flags:
-        flags = [*flags, "--host", "0.0.0.0"]
+    if launch.engine == "sglang" and launch.flag("host") not in flags:
+        flags = [*flags, launch.flag("host"), "0.0.0.0"]
     model = CONTAINER_MODEL_DIR if model_dir is not None else launch.model
     leader_script = _pod_script(launch, model, flags, True, multinode)
     worker_script = _pod_script(launch, model, flags, False, multinode)

@@ -13,7 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+from servewise.versions import EngineVersion
+
+if TYPE_CHECKING:
+    from servewise.knowledge.flags import EngineSettings
 
 Status = Literal["verified", "in-progress", "estimated", "unsupported"]
 """How far a recipe is trusted: ran end to end, being verified, estimated, known not to work."""
@@ -150,6 +155,18 @@ class Recipe:
     def image_pinned(self) -> bool:
         """Whether the image is pinned by digest or by a tag that does not move."""
         return self.image is not None and image_pinned(self.image)
+
+    @property
+    def min_engine_version(self) -> EngineVersion | None:
+        """``min_version`` as the shared engine-version type."""
+        return EngineVersion.parse(self.min_version) if self.min_version else None
+
+    @property
+    def settings(self) -> EngineSettings:
+        """The flags read through the shared flag table (unknown ones in ``extra``)."""
+        from servewise.knowledge.flags import from_argv
+
+        return from_argv(self.engine, self.argv, self.min_version).replace(model=self.checkpoint)
 
     @property
     def gpus_total(self) -> int:

@@ -18,6 +18,7 @@ for every node, and one :class:`Command` per node or step. Formats:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 from collections.abc import Mapping, Sequence
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servewise.errors import UsageError
+from servewise.knowledge.flags import flag_for
 from servewise.recipes import argv as argv_tools
 from servewise.recipes.model import Recipe
 
@@ -53,6 +55,12 @@ class Launch:
     gpus: int | None = None
     """GPUs per node (Kubernetes asks for this many; None: ask for none)."""
     name: str = "servewise"
+    version: str | None = None
+    """The engine version the flags are spelled for (None: the current spelling)."""
+
+    def flag(self, setting: str) -> str:
+        """How this engine (at this version) spells a setting of the shared flag table."""
+        return flag_for(self.engine, setting, self.version)
 
     @classmethod
     def from_recipe(cls, recipe: Recipe) -> Launch:
@@ -60,7 +68,8 @@ class Launch:
         slug = recipe.match.model.rsplit("/", 1)[-1].lower().replace(".", "-").replace("_", "-")
         return cls(engine=recipe.engine, model=recipe.checkpoint, argv=recipe.argv,
                    env=recipe.env, image=recipe.image, nodes=recipe.match.nodes,
-                   gpus=recipe.match.gpus, name=f"{slug}-{recipe.engine}")
+                   gpus=recipe.match.gpus, name=f"{slug}-{recipe.engine}",
+                   version=recipe.min_version)
 
 
 @dataclass(frozen=True)
@@ -138,31 +147,39 @@ def _quote(word: str) -> str:
 
 def _port(launch: Launch, port: int | None) -> tuple[list[str], int]:
     flags = list(launch.argv)
-    given = argv_tools.last_value(flags, "--port")
+    given = argv_tools.last_value(flags, launch.flag("port"))
     if port is not None:
-        flags = argv_tools.with_flag(flags, "--port", str(port))
+        flags = argv_tools.with_flag(flags, launch.flag("port"), str(port))
         return flags, port
     if given is not None and given.isdigit():
         return flags, int(given)
     return flags, DEFAULT_PORT[launch.engine]
 
 
-def _serve(launch: Launch, model: str, flags: list[str]) -> list[str]:
+def serve_argv(launch: Launch, model: str, flags: Sequence[str]) -> list[str]:
+    """The engine's server command: ``vllm serve MODEL …`` or SGLang's ``launch_server``."""
     if launch.engine == "vllm":
         return ["vllm", "serve", model, *flags]
-    return ["python3", "-m", "sglang.launch_server", "--model-path", model, *flags]
+    return ["python3", "-m", "sglang.launch_server", launch.flag("model"), model, *flags]
+
+
+def node_flags(launch: Launch, rank: int | str, nodes: int | str, multinode: str,
+               head: str) -> list[str]:
+    """The flags that make node ``rank`` of ``nodes`` join the first node at ``head``."""
+    if launch.engine == "vllm" and multinode == "ray":
+        return [launch.flag("distributed_executor_backend"), "ray"] if rank in (0, "0") else []
+    address = f"{head}:{SGLANG_DIST_PORT}" if launch.engine == "sglang" else head
+    flags = [launch.flag("nnodes"), str(nodes), launch.flag("node_rank"), str(rank),
+             launch.flag("dist_init_addr"), address]
+    if launch.engine == "vllm" and rank not in (0, "0"):
+        flags.append(launch.flag("headless"))
+    return flags
 
 
 def _node_flags(launch: Launch, rank: int, multinode: str, head: str) -> list[str]:
     if launch.nodes == 1:
         return []
-    if launch.engine == "sglang":
-        return ["--nnodes", str(launch.nodes), "--node-rank", str(rank),
-                "--dist-init-addr", f"{head}:{SGLANG_DIST_PORT}"]
-    if multinode == "ray":
-        return ["--distributed-executor-backend", "ray"] if rank == 0 else []
-    flags = ["--nnodes", str(launch.nodes), "--node-rank", str(rank), "--master-addr", head]
-    return flags + (["--headless"] if rank > 0 else [])
+    return node_flags(launch, rank, launch.nodes, multinode, head)
 
 
 def render(
@@ -190,14 +207,12 @@ def render(
             f"a {launch.engine} launch cannot be rendered as {format}",
             hint=f"use --format {launch.engine}, docker or k8s", found=format)
     if image is not None:
-        launch = Launch(launch.engine, launch.model, launch.argv, launch.env, image,
-                        launch.nodes, launch.gpus, launch.name)
+        launch = dataclasses.replace(launch, image=image)
     if name is not None:
-        launch = Launch(launch.engine, launch.model, launch.argv, launch.env, launch.image,
-                        launch.nodes, launch.gpus, name)
+        launch = dataclasses.replace(launch, name=name)
     flags, the_port = _port(launch, port)
     if host is not None:
-        flags = argv_tools.with_flag(flags, "--host", host)
+        flags = argv_tools.with_flag(flags, launch.flag("host"), host)
     if format == "k8s":
         from servewise.recipes.k8s import render_lws
 
@@ -217,17 +232,17 @@ def _bare(
 ) -> list[Command]:
     env = dict(launch.env)
     if launch.nodes == 1:
-        return [Command("node 0", _serve(launch, model, flags), env)]
+        return [Command("node 0", serve_argv(launch, model, flags), env)]
     if launch.engine == "vllm" and multinode == "ray":
         commands = [Command("head (node 0)", ["ray", "start", "--head", f"--port={RAY_PORT}"],
                             env)]
         commands += [Command(f"worker (node {rank})",
                              ["ray", "start", f"--address={head}:{RAY_PORT}", "--block"], env)
                      for rank in range(1, launch.nodes)]
-        serve = _serve(launch, model, flags + _node_flags(launch, 0, multinode, head))
+        serve = serve_argv(launch, model, flags + _node_flags(launch, 0, multinode, head))
         commands.append(Command("head (node 0), once every node has joined", serve, env))
         return commands
-    return [Command(f"node {rank}", _serve(launch, model,
+    return [Command(f"node {rank}", serve_argv(launch, model,
                                            flags + _node_flags(launch, rank, multinode, head)),
                     env) for rank in range(launch.nodes)]
 
@@ -240,8 +255,8 @@ def _docker(
         raise UsageError(
             "the recipe names no image",
             hint="give one with --image (a pinned tag or digest, e.g. lmsysorg/sglang:v0.5.16)")
-    if launch.engine == "sglang" and argv_tools.last_value(flags, "--host") is None:
-        flags = [*flags, "--host", "0.0.0.0"]
+    if launch.engine == "sglang" and argv_tools.last_value(flags, launch.flag("host")) is None:
+        flags = [*flags, launch.flag("host"), "0.0.0.0"]
     volume = (f"{model_dir}:{CONTAINER_MODEL_DIR}:ro" if model_dir is not None
               else f"{hf_cache}:/root/.cache/huggingface")
     model = CONTAINER_MODEL_DIR if model_dir is not None else launch.model
@@ -262,7 +277,7 @@ def _docker(
         if launch.engine == "vllm":
             docker += [model, *flags, *node]
         else:
-            docker += _serve(launch, model, flags + node)
+            docker += serve_argv(launch, model, flags + node)
         commands.append(Command(f"node {rank}", docker))
     if launch.engine == "vllm" and multinode == "ray" and launch.nodes > 1:
         raise UsageError(

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from packaging.version import InvalidVersion, Version
-
+from servewise.errors import ServewiseError
 from servewise.knowledge._load import (
     EntryReader,
     RawEntry,
@@ -35,30 +34,35 @@ from servewise.knowledge._load import (
 )
 from servewise.recipes import argv as argv_tools
 from servewise.recipes.model import ENGINES
+from servewise.versions import EngineVersion
 
 RULES_FILE = "model_rules.toml"
 PITFALLS_FILE = "pitfalls.toml"
 
 
-def _version(reader: EntryReader, field: str) -> Version | None:
+def _version(reader: EntryReader, field: str) -> EngineVersion | None:
     if not reader.has(field):
         return None
     text = reader.string(field)
     try:
-        return Version(text)
-    except InvalidVersion as exc:
+        return EngineVersion.parse(text)
+    except ServewiseError as exc:
         raise reader.error(field, "not a version", expected="0.26.1 or similar",
                            found=text) from exc
 
 
-def _in_range(version: str | Any | None, low: Version | None, high: Version | None) -> bool:
+def _in_range(
+    version: EngineVersion | str | None, low: EngineVersion | None, high: EngineVersion | None
+) -> bool:
+    """Whether ``version`` is in [low, high); an unknown or unreadable version is."""
     if version is None or (low is None and high is None):
         return True
     try:
-        parsed = Version(str(version).split()[0])
-    except InvalidVersion:
+        parsed = EngineVersion.coerce(version.split()[0] if isinstance(version, str)
+                                      else version)
+    except ServewiseError:
         return True
-    return (low is None or parsed >= low) and (high is None or parsed < high)
+    return (low is None or parsed.at_least(low)) and (high is None or not parsed.at_least(high))
 
 
 def _model_matches(patterns: Iterable[str], model: str) -> bool:
@@ -83,10 +87,11 @@ class ModelRule:
     prevents: str
     why: str
     sources: tuple[str, ...]
-    min_version: Version | None = None
-    max_version: Version | None = None
+    min_version: EngineVersion | None = None
+    max_version: EngineVersion | None = None
 
-    def applies(self, model: str, engine: str, version: str | Any | None = None) -> bool:
+    def applies(self, model: str, engine: str, version: EngineVersion | str | None = None
+                ) -> bool:
         """Whether the rule is about this model, engine and version."""
         return (self.engine == engine and _model_matches(self.models, model)
                 and _in_range(version, self.min_version, self.max_version))
@@ -114,8 +119,8 @@ class ModelRule:
             "id": self.id, "models": list(self.models), "engine": self.engine,
             "kind": self.kind, "flag": self.flag, "values": list(self.values),
             "fix": list(self.fix), "prevents": self.prevents, "why": self.why,
-            "min_version": str(self.min_version) if self.min_version else None,
-            "max_version": str(self.max_version) if self.max_version else None,
+            "min_version": self.min_version.raw if self.min_version else None,
+            "max_version": self.max_version.raw if self.max_version else None,
             "sources": list(self.sources),
         }
 
@@ -310,7 +315,8 @@ def load_pitfalls(user_dir: Path | None = None) -> tuple[Pitfall, ...]:
 
 
 def model_rules_for(
-    model: str, engine: str, version: str | Any | None = None, *, user_dir: Path | None = None
+    model: str, engine: str, version: EngineVersion | str | None = None, *,
+    user_dir: Path | None = None,
 ) -> list[ModelRule]:
     """The rules for ``model`` on ``engine`` at ``version`` (None: every version)."""
     return [rule for rule in load_model_rules(user_dir) if rule.applies(model, engine, version)]

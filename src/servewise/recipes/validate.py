@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
-
+from servewise.errors import ServewiseError
 from servewise.knowledge._load import DataFileError, looks_like_source
+from servewise.versions import EngineVersion
 
 
 @dataclass(frozen=True)
@@ -164,8 +164,8 @@ class Checker:
         if value is None:
             return None
         try:
-            Version(value)
-        except InvalidVersion:
+            EngineVersion.parse(value)
+        except ServewiseError:
             self.problem(where, "not a version", expected="a PEP 440 version such as 0.26.1",
                          found=short(value))
             return None

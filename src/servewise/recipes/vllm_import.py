@@ -32,7 +32,7 @@ import yaml
 
 from servewise.knowledge.gpus import Gpu, GpuCatalog, load_gpu_catalog
 from servewise.recipes import argv as argv_tools
-from servewise.recipes.load import parse_recipe_file, user_recipe_dir
+from servewise.recipes.load import load_yaml, parse_recipe_file, user_recipe_dir
 from servewise.recipes.validate import Checker, RecipeDataError
 from servewise.recipes.vllm_schema import check_model, check_strategy, check_taxonomy
 
@@ -87,7 +87,7 @@ def find_root(path: Path) -> Path:
 
 def _load_yaml(path: Path, check: Checker) -> Any:
     try:
-        return yaml.safe_load(path.read_text("utf-8"))
+        return load_yaml(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         check.problem("(file)", f"cannot read: {exc}")
     except yaml.YAMLError as exc:
