@@ -158,10 +158,10 @@ class RecipeBook:
         """The recipes that fit, best first, each with its reasons.
 
         ``hw`` is ``NAME[:COUNT]`` (GPUs per node; no count: any) or a
-        :class:`~servewise.knowledge.gpus.GpuSpec` (its ``gpu`` and ``count``). A recipe fits
-        when the model is one of its names, the GPU is the same (or the same chip with the
-        same memory), it needs no more GPUs per node than ``COUNT`` and as many nodes as ``nodes``, and ``engine``/``quant``/``variant``/
-        ``strategy``, when given, are its own.
+        :class:`~servewise.knowledge.gpus.GpuSpec` (its ``gpu`` and ``count``). A recipe
+        fits when the model is one of its names, the GPU is the same (or the same chip with
+        the same memory), it needs no more GPUs per node than ``COUNT`` and as many nodes as
+        ``nodes``, and ``engine``/``quant``/``variant``/``strategy``, when given, are its own.
         """
         gpu, count = self._resolve_hw(hw)
         found = []
