@@ -19,7 +19,7 @@ import yaml
 
 from servewise.errors import UsageError
 from servewise.recipes import Launch, load_recipes, render
-from servewise.recipes.render import shell_text
+from servewise.recipes.renderers import shell_text
 from support.paths import ROOT
 
 GOLDEN = ROOT / "tests" / "data" / "recipes" / "golden"

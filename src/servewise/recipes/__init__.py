@@ -18,19 +18,40 @@ Model rules (flags a model needs or must not have) and GPU pitfalls are in
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from servewise.recipes.book import RecipeBook, RecipeMatch, parse_hw
 from servewise.recipes.load import load_recipes, parse_recipe_file, user_recipe_dir
 from servewise.recipes.model import BenchmarkRun, Match, Provenance, Recipe, Status
-from servewise.recipes.render import FORMATS, Launch, Rendered, render
-from servewise.recipes.rules import (
-    ModelRule,
-    Pitfall,
-    RuleViolation,
-    check_rules,
-    model_rules_for,
-    pitfalls_for,
-)
 from servewise.recipes.validate import Problem, RecipeDataError
+
+if TYPE_CHECKING:
+    from servewise.recipes.renderers import FORMATS, Launch, Rendered, render
+    from servewise.recipes.rules import (
+        ModelRule,
+        Pitfall,
+        RuleViolation,
+        check_rules,
+        model_rules_for,
+        pitfalls_for,
+    )
+
+_LAZY = {
+    "FORMATS": "renderers", "Launch": "renderers", "Rendered": "renderers",
+    "render": "renderers",
+    "ModelRule": "rules", "Pitfall": "rules", "RuleViolation": "rules",
+    "check_rules": "rules", "model_rules_for": "rules", "pitfalls_for": "rules",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Renderers and rules load on first use: matching alone does not need them."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"servewise.recipes.{module}"), name)
+
 
 __all__ = [
     "FORMATS", "BenchmarkRun", "Launch", "Match", "ModelRule", "Pitfall", "Problem",

@@ -28,7 +28,13 @@ file and the field path.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
 from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -377,18 +383,47 @@ def _shipped_files() -> list[tuple[str, str]]:
     return files
 
 
+def _cache_path(files: list[tuple[str, str]]) -> Path:
+    """Where the checked shipped recipes are kept: named by a digest of everything they
+    were built from (the recipe files, the GPU catalog, the flag table, the versions)."""
+    from servewise import __version__
+    from servewise.store import default_path
+
+    digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{SCHEMA}".encode())
+    data = resources.files("servewise.knowledge").joinpath("data")
+    for name in ("gpus.toml", "engine_flags.toml"):
+        digest.update(b"\0" + data.joinpath(name).read_bytes())
+    for file, text in files:
+        digest.update(f"\0{file}\0{text}".encode())
+    return default_path().parent / f"recipes-{digest.hexdigest()[:20]}.pickle"
+
+
 @functools.cache
 def _shipped_recipes() -> tuple[Recipe, ...]:
+    """The shipped recipes, checked once and then read from the cache while nothing changed."""
+    files = _shipped_files()
+    cache = _cache_path(files)
+    with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, AttributeError,
+                             TypeError, ValueError):
+        cached = pickle.loads(cache.read_bytes())
+        if isinstance(cached, tuple) and all(isinstance(r, Recipe) for r in cached):
+            return cached
     catalog = load_gpu_catalog()
     recipes: list[Recipe] = []
     problems: list[Problem] = []
-    for file, text in _shipped_files():
+    for file, text in files:
         try:
             recipes.extend(parse_recipe_file(text, file, catalog))
         except RecipeDataError as exc:
             problems.extend(exc.problems)
     if problems:
         raise RecipeDataError(problems)
+    with contextlib.suppress(OSError):  # a read-only cache folder: check every time
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(prefix=".recipes-", dir=cache.parent)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(pickle.dumps(tuple(recipes), protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(temp, cache)
     return tuple(recipes)
 
 
