@@ -172,3 +172,20 @@ def test_a_flag_value_of_the_wrong_kind_is_a_problem() -> None:
         parse(GOOD.replace('[--max-model-len, "4096"]', '[--max-model-len, "four"]'))
     (problem,) = caught.value.problems
     assert problem.path == "recipes[0].argv" and "--max-model-len" in problem.message
+
+
+def test_the_checked_recipes_are_cached_and_a_bad_cache_is_rebuilt(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from servewise.recipes import load as load_module
+
+    monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path / "cache"))
+    load_module._shipped_recipes.cache_clear()
+    first = load_recipes()
+    (cache,) = (tmp_path / "cache").glob("recipes-*.pickle")
+    load_module._shipped_recipes.cache_clear()
+    assert load_recipes().all() == first.all()
+    cache.write_bytes(b"not a pickle")
+    load_module._shipped_recipes.cache_clear()
+    assert load_recipes().all() == first.all()
+    assert cache.read_bytes() != b"not a pickle"
+    load_module._shipped_recipes.cache_clear()
