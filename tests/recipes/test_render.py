@@ -195,3 +195,35 @@ def test_an_unknown_pod_field_would_fail_the_round_trip() -> None:
     client = ApiClient()
     pod = _pod_template(client, template)
     assert client.sanitize_for_serialization(pod) != template
+
+
+def test_settings_and_server_argv_render_too() -> None:
+    from servewise.knowledge.flags import EngineSettings
+    from servewise.recipes.renderers import launch_from_argv
+
+    settings = EngineSettings(model="acme/Tiny", tensor_parallel_size=2, kv_cache_dtype="fp8",
+                              max_model_len=4096)
+    launch = Launch.from_settings("vllm", settings, image="vllm/vllm-openai:v0.20.0")
+    argv = render(launch, "vllm").argv
+    assert argv[:3] == ["vllm", "serve", "acme/Tiny"]
+    assert "--tensor-parallel-size" in argv and "--kv-cache-dtype" in argv
+    assert render(argv, "vllm").argv == argv
+    sglang = Launch.from_settings("sglang", settings)
+    command = render(sglang, "sglang").argv
+    assert (command[3:5] == ["--model-path", "acme/Tiny"] and "--tp-size" in command) or \
+        "--tp" in command or "--tensor-parallel-size" in command
+    again = launch_from_argv(command)
+    assert again.model == "acme/Tiny" and "--model-path" not in again.argv
+    with pytest.raises(UsageError, match="not a server command line"):
+        render(["docker", "run", "x"], "vllm")
+
+
+def test_pitfalls_take_a_gpu_spec() -> None:
+    from servewise.knowledge.gpus import parse_gpu_spec
+    from servewise.recipes import pitfalls_for
+
+    found = pitfalls_for(gpu=parse_gpu_spec("rtx-pro-6000-max-q:2"), engine="vllm",
+                         libraries={"deep_gemm"})
+    assert "sm120-deepgemm-fork-without-sm120" in {p.id for p in found}
+    assert pitfalls_for(gpu=parse_gpu_spec("h200:8"), engine="vllm",
+                        libraries={"deep_gemm"}) == []

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servewise.errors import UsageError
-from servewise.knowledge.flags import flag_for
+from servewise.knowledge.flags import EngineSettings, flag_for, to_argv
 from servewise.recipes import argv as argv_tools
 from servewise.recipes.model import Recipe
 
@@ -61,6 +61,20 @@ class Launch:
     def flag(self, setting: str) -> str:
         """How this engine (at this version) spells a setting of the shared flag table."""
         return flag_for(self.engine, setting, self.version)
+
+    @classmethod
+    def from_settings(
+        cls, engine: str, settings: EngineSettings, *, version: str | None = None,
+        env: Mapping[str, str] | None = None, image: str | None = None, nodes: int = 1,
+        gpus: int | None = None, name: str = "servewise",
+    ) -> Launch:
+        """The launch of shared-vocabulary settings (``settings.model`` is the model)."""
+        if not settings.model:
+            raise UsageError("the settings name no model", hint="set EngineSettings.model")
+        argv = to_argv(engine, settings.replace(model=None), version)
+        return cls(engine=engine, model=settings.model, argv=tuple(argv),
+                   env=tuple((env or {}).items()), image=image, nodes=nodes, gpus=gpus,
+                   name=name, version=version)
 
     @classmethod
     def from_recipe(cls, recipe: Recipe) -> Launch:
@@ -183,19 +197,29 @@ def _node_flags(launch: Launch, rank: int, multinode: str, head: str) -> list[st
 
 
 def render(
-    what: Recipe | Launch, format: str = "vllm", *, port: int | None = None,
-    host: str | None = None, image: str | None = None, model_dir: str | None = None,
+    what: Recipe | Launch | Sequence[str], format: str = "vllm", *,
+    port: int | None = None, host: str | None = None, image: str | None = None,
+    model_dir: str | None = None,
     hf_cache: str = HF_CACHE, multinode: str = "mp", head: str = HEAD,
     name: str | None = None, namespace: str | None = None,
 ) -> Rendered:
     """The launch of ``what`` in ``format`` (``vllm``, ``docker``, ``sglang`` or ``k8s``).
+
+    ``what`` is a recipe, a :class:`Launch` (:meth:`Launch.from_settings` makes one from
+    :class:`~servewise.knowledge.flags.EngineSettings`), or a server argv
+    (``["vllm", "serve", MODEL, …]`` or ``["python3", "-m", "sglang.launch_server", …]``).
 
     ``port`` and ``host`` set ``--port``/``--host``; ``image`` replaces the recipe's image;
     ``model_dir`` is a local folder of weights (docker mounts it read-only at ``/model``);
     ``multinode`` is ``mp`` (vLLM's own flags) or ``ray``; ``head`` is how the other nodes
     reach the first one.
     """
-    launch = Launch.from_recipe(what) if isinstance(what, Recipe) else what
+    if isinstance(what, Recipe):
+        launch = Launch.from_recipe(what)
+    elif isinstance(what, Launch):
+        launch = what
+    else:
+        launch = launch_from_argv(what, image=image)
     if format not in FORMATS:
         raise UsageError(f"unknown format {format!r}", expected=" | ".join(FORMATS),
                          hint="choose one of " + ", ".join(FORMATS))
@@ -225,6 +249,25 @@ def render(
     return Rendered(format=format, argv=commands[-1].argv if multinode == "ray" and
                     launch.engine == "vllm" and launch.nodes > 1 else commands[0].argv,
                     shell=_script(commands), commands=commands)
+
+
+def launch_from_argv(argv: Sequence[str], *, image: str | None = None) -> Launch:
+    """A :class:`Launch` from a server command line: ``vllm serve MODEL FLAGS`` or
+    ``python3 -m sglang.launch_server --model-path MODEL FLAGS``."""
+    words = list(argv)
+    if words[:2] == ["vllm", "serve"] and len(words) > 2 and not words[2].startswith("-"):
+        return Launch("vllm", words[2], tuple(words[3:]), image=image)
+    if "sglang.launch_server" in words:
+        flags = words[words.index("sglang.launch_server") + 1:]
+        model = argv_tools.last_value(flags, "--model-path") or argv_tools.last_value(
+            flags, "--model")
+        if model is not None:
+            flags = argv_tools.without(argv_tools.without(flags, "--model-path"), "--model")
+            return Launch("sglang", model, tuple(flags), image=image)
+    raise UsageError("not a server command line",
+                     expected="vllm serve MODEL … or python3 -m sglang.launch_server "
+                     "--model-path MODEL …", found=" ".join(words[:4]),
+                     hint="pass a Launch (Launch.from_settings) or a recipe instead")
 
 
 def _bare(

@@ -339,13 +339,19 @@ def apply_fixes(argv: Sequence[str], violations: Iterable[RuleViolation]) -> lis
 
 
 def pitfalls_for(
-    *, cc: str | None = None, family: str | None = None, engine: str | None = None,
-    libraries: Iterable[str] | None = None, argv: Sequence[str] | None = None,
-    env: Mapping[str, str] | None = None, user_dir: Path | None = None,
+    *, gpu: Any = None, cc: str | None = None, family: str | None = None,
+    engine: str | None = None, libraries: Iterable[str] | None = None,
+    argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None,
+    user_dir: Path | None = None,
 ) -> list[Pitfall]:
-    """The pitfalls for a GPU (compute capability such as ``"12.0"``, or family), an engine
-    and the build's libraries (None: unknown, so not ruled out); with ``argv``, only those
-    the flags trigger."""
+    """The pitfalls for a GPU (a ``GpuSpec`` or catalog ``Gpu``, or its compute capability
+    such as ``"12.0"`` and family), an engine and the build's libraries (None: unknown, so
+    not ruled out); with ``argv`` (and ``env``), only those the launch triggers."""
+    if gpu is not None:
+        catalog_gpu = getattr(gpu, "gpu", None) or gpu
+        capability = getattr(gpu, "compute_capability", None) or getattr(catalog_gpu, "cc", None)
+        cc = cc or (str(capability) if capability is not None else None)
+        family = family or getattr(catalog_gpu, "family", None)
     found = []
     for pitfall in load_pitfalls(user_dir):
         if not pitfall.applies_to(cc=cc, family=family, engine=engine, libraries=libraries):
