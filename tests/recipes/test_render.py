@@ -210,8 +210,10 @@ def test_settings_and_server_argv_render_too() -> None:
     assert render(argv, "vllm").argv == argv
     sglang = Launch.from_settings("sglang", settings)
     command = render(sglang, "sglang").argv
-    assert (command[3:5] == ["--model-path", "acme/Tiny"] and "--tp-size" in command) or \
-        "--tp" in command or "--tensor-parallel-size" in command
+    from servewise.knowledge.flags import flag_for
+
+    assert command[3:5] == ["--model-path", "acme/Tiny"]
+    assert flag_for("sglang", "tensor_parallel_size") in command
     again = launch_from_argv(command)
     assert again.model == "acme/Tiny" and "--model-path" not in again.argv
     with pytest.raises(UsageError, match="not a server command line"):
