@@ -130,3 +130,16 @@ def test_the_doc_examples_run(args: list[str]) -> None:
     code, out, err = run(*args)
     assert code == 0, err
     assert out
+
+
+def test_match_without_a_fit_lists_near_misses() -> None:
+    code, out, _ = run("recipe", "match", "deepseek-ai/DeepSeek-V4-Flash-0731", "--gpu",
+                       "h200:2", "--engine", "sglang", "--json")
+    assert code == 1
+    data = json.loads(out)
+    assert data["matches"] == []
+    assert any(m["id"] == H200 and m["why"] == "needs 4 GPUs per node, you have 2"
+               for m in data["near_misses"])
+    code, _, err = run("recipe", "match", "deepseek-ai/DeepSeek-V4-Flash-0731", "--gpu",
+                       "h200:2", "--engine", "sglang")
+    assert code == 1 and "needs 4 GPUs" in err

@@ -143,3 +143,15 @@ def test_the_seeds_match_from_the_shipped_book() -> None:
                             hw="rtx-pro-6000-max-q:2", engine="vllm")
     assert best.recipe.id == "vllm/deepseek-v4-flash-0731-nvfp4/rtx-pro-6000-max-q/tp2"
     assert best.model_match == "checkpoint" and best.hw_match == "exact"
+
+
+def test_near_misses_say_what_to_change(book: RecipeBook) -> None:
+    misses = dict((r.id, why) for r, why in book.near_misses(model="acme/Big-MoE", hw="h200:2"))
+    assert misses["a/verified-8"] == "needs 8 GPUs per node, you have 2"
+    assert misses["a/two-nodes"] == "runs on 2 node(s), not 1"
+    assert misses["a/broken"] == "for h100-sxm, not h200"
+    assert "a/workstation" in misses
+    quant = dict((r.id, why) for r, why in book.near_misses(model="acme/Big-MoE",
+                                                             hw="h200:8", quant="nvfp4"))
+    assert quant["a/verified-8"] == "quant fp4, not nvfp4"
+    assert book.near_misses(model="acme/Other", hw="h200:8") == []

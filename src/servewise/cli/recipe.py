@@ -160,18 +160,25 @@ def match(
 ) -> None:
     """The recipes that fit this model on these GPUs, best first, with the reasons."""
     try:
-        found = _book().match(model=model, hw=gpu_spec(gpu), engine=engine, quant=quant,
-                              variant=variant, strategy=strategy, nodes=nodes)
+        book = _book()
+        spec = gpu_spec(gpu)
+        options = {"model": model, "hw": spec, "engine": engine, "quant": quant,
+                   "variant": variant, "strategy": strategy, "nodes": nodes}
+        found = book.match(**options)  # type: ignore[arg-type]
+        misses = [] if found else book.near_misses(**options)  # type: ignore[arg-type]
     except ServewiseError as error:
         fail(error, as_json)
     if as_json:
-        emit_json({"model": model, "gpu": gpu, "matches": [item.to_dict() for item in found]})
+        emit_json({"model": model, "gpu": gpu, "matches": [item.to_dict() for item in found],
+                   "near_misses": [{"id": recipe.id, "status": recipe.status, "why": why}
+                                   for recipe, why in misses]})
     elif found:
         _matches(found)
     if not found:
         if not as_json:
-            say("none", "yellow", f"no recipe for {model} on {gpu}; `servewise recipe list "
-                f"--model {model}` shows what exists for the model")
+            say("none", "yellow", f"no recipe fits {model} on {gpu}")
+            for recipe, why in misses[:10]:
+                say("near", "dim", f"{recipe.id} ({recipe.status}): {why}")
         raise typer.Exit(1)
 
 

@@ -167,7 +167,7 @@ class RecipeBook:
         found = []
         for recipe in self._recipes:
             fit = self._fit(recipe, model, gpu, count, engine, quant, variant, strategy, nodes)
-            if fit is not None:
+            if isinstance(fit, RecipeMatch):
                 found.append(fit)
         return sorted(found, key=lambda item: item.rank_key)
 
@@ -184,23 +184,45 @@ class RecipeBook:
         assert isinstance(gpu, Gpu)
         return gpu, count if isinstance(count, int) else None
 
+    def near_misses(
+        self, *, model: str, hw: str | Any, engine: str | None = None,
+        quant: str | None = None, variant: str | None = None, strategy: str | None = None,
+        nodes: int = 1,
+    ) -> list[tuple[Recipe, str]]:
+        """The recipes for this model that do not fit, each with what differs (the GPU, the
+        GPU count, the nodes, the engine, …): what to change to use one of them."""
+        gpu, count = self._resolve_hw(hw)
+        misses = []
+        for recipe in self._recipes:
+            fit = self._fit(recipe, model, gpu, count, engine, quant, variant, strategy, nodes)
+            if isinstance(fit, str):
+                misses.append((recipe, fit))
+        order = {status: index for index, status in enumerate(STATUSES)}
+        return sorted(misses, key=lambda item: (order[item[0].status], item[0].id))
+
     def _fit(
         self, recipe: Recipe, model: str, gpu: Gpu, count: int | None, engine: str | None,
         quant: str | None, variant: str | None, strategy: str | None, nodes: int,
-    ) -> RecipeMatch | None:
+    ) -> RecipeMatch | str | None:
+        """The match, or why this recipe of the model does not fit (None: another model)."""
         how = model_match(recipe, model)
         if how is None:
             return None
         if engine is not None and recipe.engine != engine:
-            return None
-        for wanted, own in ((quant, recipe.match.quant), (variant, recipe.match.variant),
-                            (strategy, recipe.match.strategy)):
+            return f"for {recipe.engine}, not {engine}"
+        for what, wanted, own in (("quant", quant, recipe.match.quant),
+                                  ("variant", variant, recipe.match.variant),
+                                  ("strategy", strategy, recipe.match.strategy)):
             if wanted is not None and (own is None or own.lower() != wanted.lower()):
-                return None
+                return f"{what} {own or 'unnamed'}, not {wanted}"
         if recipe.match.nodes != nodes:
-            return None
+            return f"runs on {recipe.match.nodes} node(s), not {nodes}"
+        if recipe.match.hw != gpu.id:
+            other = self.catalog.get(recipe.match.hw)
+            if other is None or other.cc != gpu.cc or other.memory_bytes != gpu.memory_bytes:
+                return f"for {recipe.match.hw}, not {gpu.id}"
         if count is not None and recipe.match.gpus > count:
-            return None
+            return f"needs {recipe.match.gpus} GPUs per node, you have {count}"
         reasons = [f"{recipe.status}"]
         reasons.append({"checkpoint": f"checkpoint {recipe.checkpoint}",
                         "model": f"model {recipe.match.model}",
@@ -209,9 +231,7 @@ class RecipeBook:
             hw_how = "exact"
             reasons.append(f"GPU {gpu.id}")
         else:
-            other = self.catalog.get(recipe.match.hw)
-            if other is None or other.cc != gpu.cc or other.memory_bytes != gpu.memory_bytes:
-                return None
+            other = self.catalog.find(recipe.match.hw)
             hw_how = "same-chip"
             reasons.append(f"recipe for {other.id}: same compute capability {gpu.cc} and "
                            f"memory as {gpu.id}")
