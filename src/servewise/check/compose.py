@@ -202,9 +202,10 @@ def _gate(request: CheckRequest, model: ModelInfo, state: _State,
     family = load_model_table().find(model.ref) or load_model_table().find(request.model)
     result = gate(report, gpu, model=family.id if family else None)
     if result.passed:
+        needs = family.name if family else "the engine"
         state.findings.append(Finding(
-            "build", "ok", f"{request.build}: every library {family.name if family else 'the '
-            'engine'} needs has code for {gpu.name} ({result.basis})"))
+            "build", "ok", f"{request.build}: every library {needs} needs has code for "
+            f"{gpu.name} ({result.basis})"))
     else:
         gaps = [v for v in result.verdicts if v.status == "error"]
         what = "; ".join(f"{v.library_id or v.path}: {v.reason}" for v in gaps[:3])
