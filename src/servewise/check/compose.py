@@ -115,7 +115,7 @@ def run_check(
     plan = _plan(request, model, state, chosen)
     if request.build is None:
         _advise_gate(request, model, state)
-    _pitfalls(request, state, report)
+    _pitfalls(request, state, report, gate)
     command = _render(request, model, state)
     return CheckReport(
         model=state.checkpoint or model.ref,
@@ -405,7 +405,8 @@ def _advise_gate(request: CheckRequest, model: ModelInfo, state: _State) -> None
         fix=f"{command} (or check again with --build {target})"))
 
 
-def _pitfalls(request: CheckRequest, state: _State, report: BuildReport | None) -> None:
+def _pitfalls(request: CheckRequest, state: _State, report: BuildReport | None,
+              gate: GateResult | None) -> None:
     from servewise.recipes import pitfalls_for
 
     gpu = request.gpu.gpu
@@ -416,8 +417,18 @@ def _pitfalls(request: CheckRequest, state: _State, report: BuildReport | None) 
         libraries = {lib.provenance.library_id for lib in report.libraries
                      if lib.provenance.library_id}
     argv = to_argv(state.engine, state.settings, state.version)
+    judged = {} if gate is None else {v.library_id: v for v in gate.verdicts if v.library_id}
     for pitfall in pitfalls_for(cc=str(gpu.cc), family=gpu.family, engine=state.engine,
                                 libraries=libraries, argv=argv, env=dict(state.env)):
+        verdicts = [judged[lib] for lib in pitfall.libraries if lib in judged]
+        if verdicts and all(v.status == "ok" for v in verdicts):
+            names = ", ".join(f"{v.library_id} ({v.verdict}: {', '.join(v.matching)})"
+                              for v in verdicts)
+            state.findings.append(Finding(
+                "pitfalls", "ok", f"{pitfall.title}: not this build, the gate found code for "
+                f"{gpu.arch.sass_name} in {names}",
+                source=pitfall.sources[0] if pitfall.sources else None))
+            continue
         state.findings.append(Finding(
             "pitfalls", "warning", f"{pitfall.title}: {pitfall.symptom}", fix=pitfall.advice,
             source=pitfall.sources[0] if pitfall.sources else None))
