@@ -33,7 +33,7 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, object]]:
-    code = run(["check", *args, "--json"])
+    code = run(["check", "--json", *args])
     return code, json.loads(capsys.readouterr().out)
 
 
@@ -136,11 +136,11 @@ def test_recipe_fraction_without_headroom_loses_to_the_planner(
     recipes = tmp_path / "data" / "recipes"
     recipes.mkdir(parents=True)
     (recipes / "tight.yaml").write_text(
+        "schema: 1\nmodel: meta-llama/Llama-3.1-8B-Instruct\nengine: vllm\n"
         "recipes:\n"
         "  - id: user/llama-8b/h100/tight\n"
-        "    engine: vllm\n"
         "    checkpoint: meta-llama/Llama-3.1-8B-Instruct\n"
-        "    match: {model: meta-llama/Llama-3.1-8B-Instruct, hw: h100-sxm, gpus: 1}\n"
+        "    match: {hw: h100-sxm, gpus: 1}\n"
         "    argv: [--gpu-memory-utilization, '0.995', --max-model-len, '8192']\n"
         "    status: verified\n"
         "    provenance: {who: a test, source: 'https://example.org/tight'}\n")
@@ -170,23 +170,12 @@ def test_markdown_report(capsys: pytest.CaptureFixture[str]) -> None:
     (["llama-3.1-8b-instruct", "--gpu", "h100:0"], "at least 1"),
     (["llama-3.1-8b-instruct", "--gpu", "h100:1", "--format", "yaml"], "--format"),
     (["llama-3.1-8b-instruct", "--gpu", "h100:1", "--engine", "tgi"], "vllm or sglang"),
-    (["no/such-model-anywhere", "--gpu", "h100:1"], "no-such"),
+    (["no/such-model-anywhere", "--gpu", "h100:1"], "no/such-model-anywhere"),
 ])
-def test_bad_input_exits_2(args: list[str], words: str,
+def test_bad_input_exits_2(args: list[str], words: str, monkeypatch: pytest.MonkeyPatch,
                            capsys: pytest.CaptureFixture[str]) -> None:
-    monkey_env = {"HF_HUB_OFFLINE": "1"}
-    import os
-
-    old = {k: os.environ.get(k) for k in monkey_env}
-    os.environ.update(monkey_env)
-    try:
-        code = run(["check", *args, "--json"])
-    finally:
-        for key, value in old.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    code = run(["check", "--json", *args])
     data = json.loads(capsys.readouterr().out)
     assert code == 2
     assert words.lower() in (data["message"] + " " + str(data.get("hint"))).lower()
