@@ -99,10 +99,11 @@ def run_check(
                          hint="give " + ", ".join(FORMATS) + " or markdown")
     model = load_model(request.model, store=store)
     recipes = book or load_recipes()
-    matches = recipes.match(model=model.ref, hw=request.gpu, engine=request.engine,
+    # The name as given first (it may name exact weights a card folds into its family).
+    matches = recipes.match(model=request.model, hw=request.gpu, engine=request.engine,
                             strategy=request.strategy, nodes=request.nodes)
     if not matches and model.ref != request.model:
-        matches = recipes.match(model=request.model, hw=request.gpu, engine=request.engine,
+        matches = recipes.match(model=model.ref, hw=request.gpu, engine=request.engine,
                                 strategy=request.strategy, nodes=request.nodes)
     chosen = next((m for m in matches if m.recipe.status != "unsupported"), None)
     state = _start(request, chosen, matches)
