@@ -336,7 +336,11 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
         state.findings.append(Finding("settings", "note", f"{flag} {recommended}: the planner's "
                                       f"value, leaving {_headroom(plan)} for workspaces"))
         plan = _replan(request, model, state, plan)
-    elif given is not None and recommended is not None and given > recommended:
+        given = recommended
+    # The highest value that still leaves the named workspaces their room (vLLM's
+    # recommendation is that value; SGLang's recommends the default when it is lower).
+    ceiling = plan.recommendation.get("highest_fraction_with_headroom", recommended)
+    if given is not None and ceiling is not None and given > ceiling:
         needed = sum(w["bytes"] for w in plan.recommendation.get("workspaces", []))
         origin = f"recipe {chosen.recipe.id}" if chosen and not _user_set(
             request, state, memory_key) else "you"
@@ -344,15 +348,19 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
             state.findings.append(Finding(
                 "memory", "warning", f"{flag} {given} leaves less than the {needed / GIB:.2f} GiB"
                 f" the runtime workspaces need beside the KV cache (the planner would use "
-                f"{recommended})", fix=f"{flag} {recommended}"))
+                f"{ceiling})", fix=f"{flag} {ceiling}"))
         else:
-            state.settings = state.settings.replace(**{memory_key: recommended})
+            state.settings = state.settings.replace(**{memory_key: ceiling})
             state.findings.append(Finding(
                 "memory", "warning", f"the {origin} sets {flag} {given}, which leaves less than "
                 f"the {needed / GIB:.2f} GiB the runtime workspaces need on {request.gpu.name};"
-                f" the planner's {recommended} wins (the headroom failure is a crash at the "
-                "first large batch, not at start-up)", fix=f"{flag} {recommended}"))
+                f" the planner's {ceiling} wins (the headroom failure is a crash at the "
+                "first large batch, not at start-up)", fix=f"{flag} {ceiling}"))
             plan = _replan(request, model, state, plan)
+    elif given is not None and ceiling is not None and given != recommended:
+        state.findings.append(Finding(
+            "memory", "ok", f"{flag} {given} leaves the runtime workspaces their room "
+            f"(highest with headroom: {ceiling})"))
     startup = plan.startup
     if startup.fits:
         state.findings.append(Finding(
