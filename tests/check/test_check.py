@@ -142,7 +142,7 @@ def test_recipe_fraction_without_headroom_loses_to_the_planner(
         "    checkpoint: meta-llama/Llama-3.1-8B-Instruct\n"
         "    match: {hw: h100-sxm, gpus: 1}\n"
         "    argv: [--gpu-memory-utilization, '0.995', --max-model-len, '8192']\n"
-        "    status: verified\n"
+        "    status: estimated\n"
         "    provenance: {who: a test, source: 'https://example.org/tight'}\n")
     code, report = _check(capsys, "llama-3.1-8b-instruct", "--gpu", "h100-sxm:1")
     recipe = report["recipe"]
@@ -154,6 +154,19 @@ def test_recipe_fraction_without_headroom_loses_to_the_planner(
     assert isinstance(command, dict)
     value = _flags(command["argv"]).get("--gpu-memory-utilization")
     assert value is not None and float(value) < 0.995
+    assert code == 0
+
+
+def test_a_verified_recipe_keeps_its_fraction_and_says_the_planner_differs(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, report = _check(capsys, "deepseek-ai/DeepSeek-V4-Flash-0731", "--gpu", "h200:8",
+                          "--engine", "sglang")
+    recipe = report["recipe"]
+    assert isinstance(recipe, dict)
+    assert recipe["id"] == "sglang/deepseek-v4-flash-0731/h200/fp4/balanced/single"
+    command = report["command"]
+    assert isinstance(command, dict)
+    assert _flags(command["argv"]).get("--mem-fraction-static") == "0.88"
     assert code == 0
 
 

@@ -344,7 +344,17 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
         needed = sum(w["bytes"] for w in plan.recommendation.get("workspaces", []))
         origin = f"recipe {chosen.recipe.id}" if chosen and not _user_set(
             request, state, memory_key) else "you"
-        if origin == "you":
+        trusted = chosen is not None and chosen.recipe.status == "verified" \
+            and chosen.hw_match == "exact" and origin != "you"
+        if trusted:
+            assert chosen is not None
+            state.findings.append(Finding(
+                "memory", "warning", f"the {origin} sets {flag} {given}; the planner estimates "
+                f"that leaves less than the {needed / GIB:.2f} GiB the runtime workspaces need, "
+                f"and would use {ceiling}. The recipe wins: it was verified on this GPU "
+                f"({chosen.recipe.provenance.source})", fix=f"if it runs out of memory at the "
+                f"first large batch: {flag} {ceiling}"))
+        elif origin == "you":
             state.findings.append(Finding(
                 "memory", "warning", f"{flag} {given} leaves less than the {needed / GIB:.2f} GiB"
                 f" the runtime workspaces need beside the KV cache (the planner would use "
