@@ -61,6 +61,8 @@ def check(
     platform: PlatformOption = None,
     insecure: InsecureOption = False,
     index_url: IndexUrlOption = None,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="List every passing check, not only their count.")] = False,
     no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -95,5 +97,5 @@ def check(
     elif output_format == "markdown":
         sys.stdout.write(check_markdown(data))
     else:
-        sys.stdout.write(check_text(data))
+        sys.stdout.write(check_text(data, verbose=verbose))
     raise typer.Exit(report.exit_code)

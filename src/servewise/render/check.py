@@ -18,10 +18,24 @@ def _headline(report: dict[str, Any]) -> str:
             f"{report['engine']} ({version}, from {report['engine_version_from']})")
 
 
-def check_text(report: dict[str, Any]) -> str:
-    """The human form: headline, findings by part, problems with fixes, the command."""
+def check_text(report: dict[str, Any], *, verbose: bool = False) -> str:
+    """The human form: headline, findings, what to change, the command.
+
+    Passing checks of the build, the model rules and the pitfalls are summed up in one line
+    unless ``verbose``; the recipe and the memory plan are always shown.
+    """
     lines = [_headline(report), ""]
+    folded = [f for f in report["findings"]
+              if f["level"] == "ok" and f["part"] in ("build", "rules", "pitfalls")]
+    if folded and not verbose:
+        counts: dict[str, int] = {}
+        for finding in folded:
+            counts[finding["part"]] = counts.get(finding["part"], 0) + 1
+        summary = ", ".join(f"{part} ({n})" if n > 1 else part for part, n in counts.items())
+        lines.append(f"  {'ok':<5} {'checks':<9} {summary} passed (--verbose lists them)")
     for finding in report["findings"]:
+        if finding in folded and not verbose:
+            continue
         lines.append(f"  {_MARK[finding['level']]:<5} {finding['part']:<9} {finding['message']}")
         if finding["fix"] and finding["level"] in ("error", "warning", "note"):
             lines.append(f"  {'':<5} {'':<9} -> {finding['fix']}")
