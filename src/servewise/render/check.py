@@ -43,7 +43,12 @@ def check_text(report: dict[str, Any], *, verbose: bool = False) -> str:
     if problems:
         lines += ["", "What to change:"]
         lines += [f"  - {p['fix'] or p['message']}" for p in problems]
-    lines += ["", f"Command ({report['command']['format']}):", "", report["command"]["shell"]]
+    if problems and not verbose:
+        lines += ["", "(the command is left out until these are fixed; --verbose or --json "
+                  "shows it)"]
+    else:
+        lines += ["", f"Command ({report['command']['format']}):", "",
+                  report["command"]["shell"]]
     return "\n".join(lines).rstrip() + "\n"
 
 
