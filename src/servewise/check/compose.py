@@ -226,14 +226,27 @@ def _gate(request: CheckRequest, model: ModelInfo, state: _State,
         what = "; ".join(f"{v.library_id or v.path}: {v.reason}" for v in gaps[:3])
         absent = "; ".join(f"{name} is not in the build ({why})" for name, why in result.absent)
         reason = result.no_verdict_reason or "; ".join(p for p in (what, absent) if p)
+        repository = _repository(request.build)
+        bisect = (f"servewise bisect {repository or '<repository>'} --gpu {gpu.id}"
+                  + (f" --model {family.id}" if family else ""))
+        fix = f"find the last good build: {bisect}"
+        if state.image is not None and state.image != request.build:
+            fix = f"use the recipe's build {state.image}, or {fix}"
         state.findings.append(Finding(
             "build", "error", f"{request.build} will not run on {gpu.name} "
-            f"({gpu.arch.sass_name}): {reason}",
-            fix=f"find the last good build: servewise bisect <repository> --gpu {gpu.id}"
-            + (f" --model {family.id}" if family else "")))
+            f"({gpu.arch.sass_name}): {reason}", fix=fix))
     if state.image is None and _looks_like_image(request.build):
         state.image = request.build
     return report, result
+
+
+def _repository(ref: str) -> str | None:
+    """The image repository of an image reference (``vllm/vllm-openai``), else None."""
+    if not _looks_like_image(ref):
+        return None
+    name = ref.split("@", 1)[0]
+    head, _, tail = name.rpartition(":")
+    return head if head and "/" not in tail else name
 
 
 def _looks_like_image(ref: str) -> bool:
@@ -440,6 +453,12 @@ def _pitfalls(request: CheckRequest, state: _State, report: BuildReport | None,
     for pitfall in pitfalls_for(cc=str(gpu.cc), family=gpu.family, engine=state.engine,
                                 libraries=libraries, argv=argv, env=dict(state.env)):
         verdicts = [judged[lib] for lib in pitfall.libraries if lib in judged]
+        if verdicts and any(v.status == "error" for v in verdicts):
+            state.findings.append(Finding(
+                "pitfalls", "note", f"{pitfall.title} (the build failure above): "
+                f"{pitfall.symptom}", fix=pitfall.advice,
+                source=pitfall.sources[0] if pitfall.sources else None))
+            continue
         if verdicts and all(v.status == "ok" for v in verdicts):
             names = ", ".join(f"{v.library_id} ({v.verdict}: {', '.join(v.matching)})"
                               for v in verdicts)
