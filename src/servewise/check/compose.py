@@ -59,6 +59,9 @@ class CheckRequest:
     command_format: str | None = None
     """``vllm``, ``sglang``, ``docker`` or ``k8s`` (default: docker when an image is known)."""
     port: int | None = None
+    image: str | None = None
+    """The image for ``docker`` and ``k8s`` (default: the build when it is an image, else the
+    recipe's)."""
 
 
 @dataclass
@@ -475,6 +478,8 @@ def _pitfalls(request: CheckRequest, state: _State, report: BuildReport | None,
 def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str, Any]:
     from servewise.recipes import Launch, render
 
+    if request.image is not None:
+        state.image = request.image
     fmt = request.command_format or ("docker" if state.image else state.engine)
     settings = state.settings
     port = request.port if request.port is not None else settings.port

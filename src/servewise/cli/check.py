@@ -56,6 +56,9 @@ def check(
         show_default=False)] = None,
     port: Annotated[int | None, typer.Option("--port", min=1, max=65535,
                                              show_default=False)] = None,
+    image: Annotated[str | None, typer.Option(
+        "--image", help="The image for --format docker or k8s (default: --build when it is "
+        "an image, else the recipe's).", show_default=False)] = None,
     gpu_memory: GpuMemoryOption = None,
     compute_capability: ComputeCapabilityOption = None,
     platform: PlatformOption = None,
@@ -84,7 +87,7 @@ def check(
         request = CheckRequest(
             model=model, gpu=spec, engine=engine, engine_version=engine_version, build=build,
             max_model_len=max_model_len, strategy=strategy, nodes=nodes,
-            flags=tuple(ctx.args), port=port,
+            flags=tuple(ctx.args), port=port, image=image,
             command_format=None if output_format == "markdown" else output_format)
         with stored(no_cache) as store:
             report = run_check(request, store=store,
