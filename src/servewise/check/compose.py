@@ -475,6 +475,15 @@ def _pitfalls(request: CheckRequest, state: _State, report: BuildReport | None,
             source=pitfall.sources[0] if pitfall.sources else None))
 
 
+def _gpus_per_node(request: CheckRequest, state: _State) -> int:
+    """The GPUs one node of the layout uses (what a pod asks for), at most the node's."""
+    settings = state.settings
+    used = (settings.tensor_parallel_size or 1) * (settings.pipeline_parallel_size or 1)
+    if not (state.engine == "sglang" and settings.enable_dp_attention):
+        used *= settings.data_parallel_size or 1  # SGLang's DP attention runs inside TP
+    return max(1, min(request.gpu.count, -(-used // request.nodes)))
+
+
 def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str, Any]:
     from servewise.recipes import Launch, render
 
@@ -486,6 +495,6 @@ def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str,
     flags = to_argv(state.engine, settings.replace(model=None, port=None), state.version)
     launch = Launch(engine=state.engine, model=state.checkpoint or model.ref,
                     argv=tuple(flags), env=state.env, image=state.image,
-                    nodes=request.nodes, gpus=request.gpu.count)
+                    nodes=request.nodes, gpus=_gpus_per_node(request, state))
     rendered = render(launch, fmt, port=port)
     return rendered.to_dict()
