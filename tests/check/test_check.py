@@ -192,3 +192,25 @@ def test_bad_input_exits_2(args: list[str], words: str, monkeypatch: pytest.Monk
     data = json.loads(capsys.readouterr().out)
     assert code == 2
     assert words.lower() in (data["message"] + " " + str(data.get("hint"))).lower()
+
+
+def test_k8s_form_asks_for_the_gpus_the_layout_uses(capsys: pytest.CaptureFixture[str]) -> None:
+    code, report = _check(capsys, "deepseek-ai/DeepSeek-V4-Flash-0731", "--gpu", "h200:8",
+                          "--engine", "sglang", "--format", "k8s", "--image",
+                          "lmsysorg/sglang:v0.5.16")
+    assert code == 0
+    command = report["command"]
+    assert isinstance(command, dict)
+    manifest = command["manifest"]
+    assert manifest["kind"] == "LeaderWorkerSet"
+    pod = manifest["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
+    container = pod["containers"][0]
+    assert container["image"] == "lmsysorg/sglang:v0.5.16"
+    assert container["resources"]["limits"]["nvidia.com/gpu"] in ("4", 4)
+
+
+def test_k8s_without_an_image_says_which_option(capsys: pytest.CaptureFixture[str]) -> None:
+    code, report = _check(capsys, "deepseek-ai/DeepSeek-V4-Flash-0731", "--gpu", "h200:8",
+                          "--engine", "sglang", "--format", "k8s")
+    assert code == 2
+    assert "--image" in str(report.get("hint"))
