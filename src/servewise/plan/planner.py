@@ -16,6 +16,7 @@ from servewise.errors import UsageError
 from servewise.knowledge.accounting import EngineConstants
 from servewise.knowledge.gpus import GpuSpec
 from servewise.plan.model import ModelInfo
+from servewise.plan.rules import apply_model_rules
 from servewise.plan.sglang import sglang_startup
 from servewise.plan.startup import Settings, Startup
 from servewise.plan.vllm import vllm_startup
@@ -50,6 +51,9 @@ class LayoutResult:
     nodes: int
     startup: Startup | None
     reason: str | None
+    guide: int = 0
+    """How closely the layout follows the engines' guides and recipes (higher: closer);
+    see :func:`guide_rank`."""
 
     @property
     def fits(self) -> bool:
@@ -57,11 +61,11 @@ class LayoutResult:
         return self.startup is not None and self.startup.fits
 
     def score(self) -> tuple[float, ...]:
-        """Ranking key: fits, then total concurrency, then fewer nodes and less TP."""
+        """Ranking key: fits, then the guides' order, fewer nodes, then KV capacity."""
         if self.startup is None:
             return (0, 0, 0, 0)
         total = self.startup.max_concurrency * self.layout.dp
-        return (1 if self.fits else 0, total, -self.nodes, -self.layout.tp)
+        return (1 if self.fits else 0, self.guide, -self.nodes, total)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""
@@ -72,6 +76,7 @@ class LayoutResult:
             "ep": self.layout.ep,
             "nodes": self.nodes,
             "fits": self.fits,
+            "guide_rank": self.guide,
             "reason": self.reason or (s.error if s is not None else None),
             "weights_bytes_per_gpu": s.weights_bytes_per_gpu if s else None,
             "kv_cache_tokens": s.kv_cache_tokens if s else None,
@@ -183,6 +188,33 @@ def layouts_for(model: ModelInfo, gpus_per_node: int, nodes: int) -> list[tuple[
     return out
 
 
+def guide_rank(model: ModelInfo, layout: Parallel, nodes: int, gpus_per_node: int) -> int:
+    """How closely ``layout`` follows what vLLM's and SGLang's guides and recipes run.
+
+    3: the recipe layout: for MoE models with latent (MLA-style) attention, whose KV cache
+    TP cannot split (DeepSeek V2/V3/R1/V4, Kimi K2), data-parallel attention with expert
+    parallelism (``DP=N EP=N``); for other models TP over a node's GPUs and PP across nodes,
+    with EP for MoE. 2: the same shape without the preferred extra (TP within nodes, PP only
+    across them). 1: other layouts without PP inside a node. 0: PP inside a node (the
+    guides use PP only between nodes).
+    (https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html,
+    https://docs.vllm.ai/projects/recipes/en/latest/DeepSeek/DeepSeek-V3.html)
+    """
+    spec = model.spec
+    if layout.pp > nodes:
+        return 0
+    latent = any(layer.kind in ("mla", "dsa", "dsv4") for layer in spec.layers)
+    if spec.moe is not None and latent:
+        if layout.expert_parallel and layout.tp == 1 and layout.pp == 1:
+            return 3
+    full_node_tp = layout.tp == gpus_per_node and layout.pp == nodes
+    if full_node_tp:
+        if spec.moe is not None and not latent:
+            return 3 if layout.expert_parallel else 2
+        return 2 if latent else 3
+    return 1
+
+
 def rank_layouts(model: ModelInfo, device: GpuSpec, settings: Settings, gpus_per_node: int,
                  nodes: int, constants: EngineConstants) -> list[LayoutResult]:
     """Every layout, best first, with why each that fails does."""
@@ -193,7 +225,8 @@ def rank_layouts(model: ModelInfo, device: GpuSpec, settings: Settings, gpus_per
             reason = None if startup.fits else startup.error
         except UsageError as exc:
             startup, reason = None, exc.message
-        results.append(LayoutResult(layout, used_nodes, startup, reason))
+        results.append(LayoutResult(layout, used_nodes, startup, reason,
+                                    guide_rank(model, layout, used_nodes, gpus_per_node)))
     results.sort(key=lambda r: r.score(), reverse=True)
     return results
 
@@ -234,8 +267,14 @@ def recommend(model: ModelInfo, device: GpuSpec, settings: Settings, best: Start
 
 def make_plan(model: ModelInfo, device: GpuSpec, settings: Settings, constants: EngineConstants,
               *, gpus_per_node: int, nodes: int = 1, context: int | None = None,
-              explicit_layout: bool = False) -> Plan:
-    """The whole plan for ``model`` on ``gpus_per_node`` x ``nodes`` devices."""
+              explicit_layout: bool = False, given: frozenset[str] = frozenset(),
+              notes: tuple[str, ...] = ()) -> Plan:
+    """The whole plan for ``model`` on ``gpus_per_node`` x ``nodes`` devices.
+
+    ``given`` names the flags the user set; the model's rules fill in the rest
+    (:func:`~servewise.plan.rules.apply_model_rules`). ``notes`` come first in the plan's.
+    """
+    settings, rule_notes = apply_model_rules(model, settings, given)
     if settings.layout.gpus > gpus_per_node * nodes:
         raise UsageError(
             f"the layout {settings.layout.label()} needs {settings.layout.gpus} GPUs; "
@@ -243,7 +282,7 @@ def make_plan(model: ModelInfo, device: GpuSpec, settings: Settings, constants: 
             hint="raise COUNT in --gpu NAME:COUNT or --nodes, or lower --tp/--pp/--dp",
         )
     layouts = rank_layouts(model, device, settings, gpus_per_node, nodes, constants)
-    notes: list[str] = []
+    plan_notes: list[str] = [*notes, *rule_notes]
     chosen = settings
     startup: Startup | None = None
     if not explicit_layout and layouts and layouts[0].startup is not None:
@@ -272,9 +311,9 @@ def make_plan(model: ModelInfo, device: GpuSpec, settings: Settings, constants: 
         at = predict(model, device, replace(chosen, max_model_len=context), constants)
         recommendation["concurrency_at_context"] = round(at.max_concurrency, 2)
     if not any(layout.fits for layout in layouts):
-        notes.append(shortfall(model, device, layouts))
+        plan_notes.append(shortfall(model, device, layouts))
     return Plan(model, device, gpus_per_node, nodes, chosen, startup, tuple(layouts),
-                recommendation, tuple(notes))
+                recommendation, tuple(plan_notes))
 
 
 def shortfall(model: ModelInfo, device: GpuSpec, layouts: list[LayoutResult]) -> str:

@@ -134,19 +134,32 @@ def rank_weights(model: ModelInfo, device: GpuSpec, settings: Settings,
 
 def activation_bytes(model: ModelInfo, settings: Settings, mnbt: int, seqs: int,
                      constants: EngineConstants, version: EngineVersion) -> int:
-    """The profile run's peak activation on one rank (GPU only)."""
+    """The profile run's peak activation on one rank (GPU only).
+
+    With data parallelism and expert parallelism, vLLM's default all-to-all
+    (``allgather_reducescatter``, ``config/parallel.py``) gathers every DP rank's tokens
+    before the experts, so a MoE layer of the profile run sees ``DP x`` the batched tokens:
+    the fused-MoE workspaces (``workspace13``/``workspace2`` of ``modular_kernel.py``, sized
+    by tokens x top_k x intermediate) and the gathered hidden states scale with it.
+    """
     spec = model.spec
-    tp = settings.layout.tp
+    layout = settings.layout
+    tp = layout.tp
     mlp = 3 * spec.intermediate / tp
-    if spec.moe is not None:
-        moe = spec.moe
-        experts = moe.top_k * 3 * moe.intermediate / tp
-        if moe.shared_experts:
-            experts += 3 * (moe.shared_intermediate or moe.intermediate) / tp
-        mlp = max(mlp if moe.dense_layers else 0, experts)
     hidden_multiples = constants.number(ENGINE, "activation_elements_per_token", version)
     element = 4 if spec.dtype.lower() in ("float32", "float") else 2
     tokens = mnbt * (hidden_multiples * spec.hidden + mlp) * element
+    if spec.moe is not None:
+        moe = spec.moe
+        shard = 1 if layout.expert_parallel else tp
+        experts = moe.top_k * 3 * moe.intermediate / shard
+        if moe.shared_experts:
+            experts += 3 * (moe.shared_intermediate or moe.intermediate) / tp
+        gathered = layout.dp if (layout.expert_parallel and layout.dp > 1) else 1
+        moe_tokens = mnbt * gathered
+        moe_peak = moe_tokens * (experts + spec.hidden) * element
+        dense_peak = mnbt * (mlp if moe.dense_layers else 0) * element
+        tokens = mnbt * hidden_multiples * spec.hidden * element + max(moe_peak, dense_peak)
     copies = constants.number(ENGINE, "sampler_logit_copies", version)
     sampler = min(seqs, mnbt) * spec.vocab * 4 * copies
     extra = 0.0
