@@ -71,7 +71,7 @@ def test_sglang_default_fraction_and_seed_note(capsys: pytest.CaptureFixture[str
 
 def test_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run("plan", *SEED, capsys=capsys)
-    assert code == 0 and "KV cache tokens" in out and "layouts (best first)" in out
+    assert code == 0 and "KV cache tokens" in out and "layouts (the engines' guides first" in out
     code, out, _ = _run("model", "deepseek-v4-flash", capsys=capsys)
     assert code == 0 and "experts" in out and "KV per token" in out
 
@@ -157,3 +157,97 @@ def test_console_script_does_not_import_rich_for_json() -> None:
                           env=env, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["startup"]["kv_cache_tokens"] > 0
+
+
+# ---- issue 16: the seed's own deployment with the catalog's figures; issue 19 §4, §5
+
+
+SEED_ISSUE = ["MJPansa/DeepSeek-V4-Flash-0731-NVFP4", "--gpu", "rtx-pro-6000-blackwell-max-q:2",
+              "--tp", "2", "--max-model-len", "250000", "--kv-cache-dtype", "fp8",
+              "--gpu-memory-utilization", "0.95"]
+
+
+def test_seed_deployment_fits_with_the_catalogs_own_memory(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The exact command of the seed, no --gpu-memory: nvidia-smi's 97,887 MiB, not 96 GB."""
+    code, out, _ = _run("plan", *SEED_ISSUE, "--json", capsys=capsys)
+    data = json.loads(out)
+    assert code == 0 and data["startup"]["fits"]
+    assert data["gpu"]["memory_pinned_by"] == "nvidia-smi"
+    assert data["startup"]["kv_cache_tokens"] > 250_000
+    assert data["recommendation"]["verdict"]["risk"] == "low"
+
+
+def test_other_engines_flag_selects_it_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run("plan", "llama-3.1-8b-instruct", "--gpu", "h100",
+                     "--mem-fraction-static", "0.5", "--json", capsys=capsys)
+    data = json.loads(out)
+    assert data["engine"] == "sglang"
+    assert any("--mem-fraction-static is SGLang's flag" in note for note in data["notes"])
+    assert data["startup_detail"]["mem_fraction_static"] == 0.5
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["--engine", "sglang", "--gpu-memory-utilization", "0.5"], "--gpu-memory-utilization"),
+    (["--engine", "vllm", "--mem-fraction-static", "0.5"], "--mem-fraction-static"),
+    (["--gpu-memory-utilization", "0.5", "--mem-fraction-static", "0.5"],
+     "--gpu-memory-utilization and --mem-fraction-static"),
+])
+def test_other_engines_flag_with_engine_named_is_an_error(
+        args: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run("plan", "llama-3.1-8b-instruct", "--gpu", "h100", *args,
+                          capsys=capsys)
+    assert code == 2 and flag in err and "fits" not in out
+
+
+def test_model_required_kv_dtype_is_applied_and_said(capsys: pytest.CaptureFixture[str]) -> None:
+    """Left at its default, DeepSeek-V4's required fp8 KV cache is used (was: 0.00 GiB
+    weights and "does not fit with any layout")."""
+    code, out, _ = _run("plan", "deepseek-v4-flash", "--gpu", "h200:8", "--json",
+                        capsys=capsys)
+    data = json.loads(out)
+    assert code == 0 and data["startup"]["fits"]
+    assert data["startup"]["weights_bytes_per_gpu"] > 10 * 2**30
+    assert any("requires --kv-cache-dtype fp8" in note for note in data["notes"])
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["deepseek-v4-flash", "--gpu", "h200:8", "--kv-cache-dtype", "auto"], "--kv-cache-dtype"),
+    (["llama-3.1-8b-instruct", "--gpu", "h100", "--max-model-len", "9999999"],
+     "--max-model-len"),
+])
+def test_a_value_breaking_a_model_rule_is_an_error_naming_the_flag(
+        args: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run("plan", *args, capsys=capsys)
+    assert code == 2 and f"error: {flag}" in err and out == ""
+
+
+@pytest.mark.parametrize("model,gpu,best", [
+    ("llama-3.1-70b", "a100-80gb:2", "TP2"),          # TP within a node, not PP2
+    ("deepseek-r1", "h200:8", "DP8 EP8"),             # DP+EP for latent-attention MoE
+    ("llama-3.1-8b-instruct", "h100:8", "TP8"),
+])
+def test_layouts_ranked_as_the_engines_guides(model: str, gpu: str, best: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run("plan", model, "--gpu", gpu, "--max-model-len", "8192", "--json",
+                     capsys=capsys)
+    layouts = json.loads(out)["layouts"]
+    assert layouts[0]["layout"] == best and layouts[0]["fits"]
+    in_node_pp = [i for i, lay in enumerate(layouts) if lay["pp"] > 1 and lay["fits"]]
+    tp_only = [i for i, lay in enumerate(layouts) if lay["pp"] == 1 and lay["fits"]]
+    assert not in_node_pp or min(in_node_pp) > max(tp_only)
+
+
+def test_text_labels_say_per_what(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run("plan", *SEED_ISSUE, capsys=capsys)
+    assert "requests of 250,000 tokens at once, per replica" in out
+    assert "full-length reqs, all replicas" in out and "KV tokens/GPU" in out
+
+
+def test_unpinned_gpu_memory_is_said(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run("plan", "llama-3.1-8b-instruct", "--gpu", "rtx-5080",
+                       "--max-model-len", "2048", "--json", capsys=capsys)
+    verdict = json.loads(out)["recommendation"]["verdict"]
+    assert verdict["memory_pinned_by"] == "vendor datasheet only"
+    low, high = verdict["memory_range_bytes"]
+    assert low == 16 * 10**9 and high == 16 * 2**30

@@ -143,7 +143,8 @@ def test_every_pinned_total_cites_a_public_source_and_is_plausible() -> None:
 
 
 @pytest.mark.parametrize("name,gpu_id,cc", [
-    ("A40", "a40", "8.6"), ("v100", "v100-16gb", "7.0"), ("Tesla V100-SXM2-32GB", "v100-32gb", "7.0"),
+    ("A40", "a40", "8.6"), ("v100", "v100-16gb", "7.0"),
+    ("Tesla V100-SXM2-32GB", "v100-32gb", "7.0"),
     ("H800", "h800", "9.0"), ("A800", "a800-80gb", "8.0"), ("a800-40gb", "a800-40gb", "8.0"),
     ("L20", "l20", "8.9"), ("RTX 4080", "rtx-4080", "8.9"),
     ("NVIDIA GeForce RTX 4080 SUPER", "rtx-4080", "8.9"), ("NVIDIA L40S-48Q", "l40s", "8.9"),

@@ -204,9 +204,9 @@ def guide_rank(model: ModelInfo, layout: Parallel, nodes: int, gpus_per_node: in
     if layout.pp > nodes:
         return 0
     latent = any(layer.kind in ("mla", "dsa", "dsv4") for layer in spec.layers)
-    if spec.moe is not None and latent:
-        if layout.expert_parallel and layout.tp == 1 and layout.pp == 1:
-            return 3
+    if (spec.moe is not None and latent and layout.expert_parallel and layout.tp == 1
+            and layout.pp == 1):
+        return 3
     full_node_tp = layout.tp == gpus_per_node and layout.pp == nodes
     if full_node_tp:
         if spec.moe is not None and not latent:
@@ -310,10 +310,73 @@ def make_plan(model: ModelInfo, device: GpuSpec, settings: Settings, constants: 
         recommendation["context_tokens"] = context
         at = predict(model, device, replace(chosen, max_model_len=context), constants)
         recommendation["concurrency_at_context"] = round(at.max_concurrency, 2)
+    risk = verdict_risk(model, device, chosen, startup, constants)
+    recommendation["verdict"] = risk
+    if risk.get("note"):
+        plan_notes.append(risk["note"])
     if not any(layout.fits for layout in layouts):
         plan_notes.append(shortfall(model, device, layouts))
     return Plan(model, device, gpus_per_node, nodes, chosen, startup, tuple(layouts),
                 recommendation, tuple(plan_notes))
+
+
+#: A verdict whose margin is under this share of the device's memory is "near the edge":
+#: run-to-run differences in the engine's profile (allocator, graph capture, other
+#: processes) are of this order. [uncertain] a round figure.
+EDGE_SHARE = 0.02
+
+
+def verdict_risk(model: ModelInfo, device: GpuSpec, settings: Settings, startup: Startup,
+                 constants: EngineConstants) -> dict[str, Any]:
+    """How safe the fits / does-not-fit verdict is: the margin, and whether it holds over
+    the range of total memory the GPU may have (a figure pinned only by the vendor's
+    datasheet leaves a range; see :attr:`GpuSpec.memory_range`).
+
+    Returns ``margin_bytes`` (KV memory left over one full-length request, negative when
+    short), ``memory_pinned_by``, ``fits_at_low``/``fits_at_high`` and ``risk``
+    (``low``, ``near the edge``, ``depends on unpinned memory``) with a ``note``.
+    """
+    out: dict[str, Any] = {"memory_pinned_by": device.memory_pinned_by}
+    b = startup.breakdown
+    margin = None
+    if b.get("available_kv_bytes") is not None and b.get("bytes_per_block"):
+        needed = b["bytes_per_block"] * b.get("blocks_per_request", 0)
+        margin = int(b["available_kv_bytes"] - needed)
+    out["margin_bytes"] = margin
+    low, high = device.memory_range
+    fits_low = fits_high = startup.fits
+    if (low, high) != (device.memory_bytes, device.memory_bytes):
+        for size in {low, high} - {device.memory_bytes}:
+            try:
+                other = predict(model, replace(device, memory_bytes=size), settings, constants)
+            except UsageError:
+                continue
+            if size == low:
+                fits_low = other.fits
+            else:
+                fits_high = other.fits
+    out.update({"memory_range_bytes": [low, high], "fits_at_low": fits_low,
+                "fits_at_high": fits_high})
+    if fits_low != fits_high:
+        out["risk"] = "depends on unpinned memory"
+        out["note"] = (
+            f"the verdict turns on the GPU's total memory, which {device.memory_pinned_by} "
+            f"does not pin: it fits at {high / GIB:.2f} GiB but not at {low / GIB:.2f} GiB; "
+            "run nvidia-smi and pass --gpu-memory with its total (MiB) to settle it")
+    elif margin is not None and abs(margin) < EDGE_SHARE * device.memory_bytes:
+        out["risk"] = "near the edge"
+        word = "left over" if margin >= 0 else "short"
+        out["note"] = (
+            f"near the edge: {abs(margin) / GIB:.2f} GiB per GPU {word} for one full-length "
+            f"request, under {EDGE_SHARE:.0%} of the GPU; the engine's own profile can differ "
+            "by that much, so lower --max-model-len or leave more memory to be safe")
+    else:
+        out["risk"] = "low"
+    if device.memory_pinned_by == "vendor datasheet only" and "note" not in out:
+        out["note"] = (f"{device.name}'s total memory is not pinned by an engine log or "
+                       f"nvidia-smi output; planned with {device.memory_bytes / GIB:.2f} GiB "
+                       f"(the vendor's GB as bytes; it may be up to {high / GIB:.2f} GiB)")
+    return out
 
 
 def shortfall(model: ModelInfo, device: GpuSpec, layouts: list[LayoutResult]) -> str:

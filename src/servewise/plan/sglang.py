@@ -44,8 +44,14 @@ _GPU_TIERS = (
 
 def default_fraction(device: GpuSpec, settings: Settings, constants: EngineConstants,
                      version: EngineVersion) -> tuple[float, dict[str, float]]:
-    """SGLang's default ``--mem-fraction-static`` and the reserve behind it (MiB)."""
-    gib = device.memory_bytes / GIB
+    """SGLang's default ``--mem-fraction-static`` and the reserve behind it (MiB).
+
+    SGLang reads the GPU's capacity from ``nvidia-smi --query-gpu=memory.total``
+    (``get_nvgpu_memory_capacity``), so the catalog's nvidia-smi total is used where known.
+    """
+    smi = device.gpu.nvidia_smi_bytes if device.gpu is not None else None
+    capacity = smi if smi and device.memory_source != "user" else device.memory_bytes
+    gib = capacity / GIB
     layout = settings.layout
     tier = next(t for t in _GPU_TIERS if gib < t[0])
     _, chunked, small_bs, large_bs = tier
@@ -60,7 +66,7 @@ def default_fraction(device: GpuSpec, settings: Settings, constants: EngineConst
                                                   version))
     if settings.speculative:
         reserved += constants.number(ENGINE, "reserved_mib_eagle", version)
-    total_mib = device.memory_bytes / MIB
+    total_mib = capacity / MIB
     fraction = round((total_mib - reserved) / total_mib, 3)
     return fraction, {"reserved_mib": reserved, "chunked_prefill_size": chunked,
                       "cuda_graph_max_bs": graph_bs}
