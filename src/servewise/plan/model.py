@@ -12,17 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from servewise.formats.checkpoint import Checkpoint, WeightTensor
 from servewise.formats.hfconfig import HfConfig
 from servewise.formats.safetensors import DTYPE_BITS
 from servewise.plan.arch import ModelSpec, model_spec
 from servewise.plan.kv import round_up
-from servewise.plan.weights import (
-    ClassifiedTensor,
-    WeightSummary,
-    WeightTensor,
-    classify,
-    summarize,
-)
+from servewise.plan.weights import ClassifiedTensor, WeightSummary, classify, summarize
 
 
 @dataclass(frozen=True)
@@ -44,6 +39,15 @@ class ModelInfo:
     quant_config: dict[str, Any] | None = None
     revision: str | None = None
     notes: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: Checkpoint) -> ModelInfo:
+        """The planner's model of a checkpoint read by a source."""
+        return cls(ref=checkpoint.ref, source=checkpoint.source, config=checkpoint.config,
+                   tensors=checkpoint.tensors, files=checkpoint.files,
+                   file_bytes=checkpoint.file_bytes, provenance=checkpoint.provenance,
+                   quant_config=checkpoint.quant_config, revision=checkpoint.revision,
+                   notes=checkpoint.notes)
 
     @functools.cached_property
     def spec(self) -> ModelSpec:
