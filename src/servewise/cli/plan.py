@@ -188,6 +188,11 @@ def plan(
                                                 help="No CUDA graphs.")] = False,
     speculative: Annotated[bool, typer.Option(
         "--speculative", help="Load the MTP draft layers (speculative decoding).")] = False,
+    speculative_config: Annotated[str | None, typer.Option(
+        "--speculative-config", metavar="JSON", help="vLLM's speculative config: "
+        '\'{"method": "mtp", "num_speculative_tokens": 2}\', '
+        '\'{"method": "eagle3", "model": "org/draft"}\', ngram; the draft\'s weights and '
+        "KV pages are counted.", show_default=False)] = None,
     context: Annotated[int | None, typer.Option(
         "--context", min=1, help="Report the concurrency at this context length.",
         show_default=False)] = None,
@@ -214,7 +219,16 @@ def plan(
     if gpu.split(":")[0].strip().lower() == "cpu" and memory is None and kv_cache_memory:
         memory = f"{settings.kv_cache_memory_bytes}B"
     device = gpu_spec(gpu, memory=memory, capability=compute_capability)
+    from servewise.plan.speculative import parse_speculative, resolve_speculative
+
+    wanted = parse_speculative(speculative_config) if speculative_config else None
     info = _load(model_id, revision, no_cache)
+    if wanted is not None:
+        from dataclasses import replace
+
+        draft = resolve_speculative(wanted, info, lambda ref: _load(ref, None, no_cache))
+        settings = replace(settings, speculative_config=draft)
+        notes.append(draft.describe())
     given = frozenset(flag for flag, value in (("--kv-cache-dtype", kv_cache_dtype),
                                                ("--max-model-len", max_model_len))
                       if value is not None)

@@ -157,7 +157,7 @@ def workspaces(model: ModelInfo, settings: Settings, constants: EngineConstants
             constants.integer("sglang", "flashinfer_moe_workspace_bytes", version),
             "seeds/004_e3eb0250b39fb8ba.txt",
         ))
-    if settings.speculative and spec.mtp_layers:
+    if settings.loads_mtp and spec.mtp_layers:
         mtp = sum(t.tensor.total_bytes for t in model.classified if t.role == "mtp")
         out.append(Workspace("MTP draft layer weights", mtp // max(settings.layout.tp, 1),
                              "the checkpoint's MTP tensors"))

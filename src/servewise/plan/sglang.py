@@ -64,7 +64,7 @@ def default_fraction(device: GpuSpec, settings: Settings, constants: EngineConst
     if gib > 60:
         reserved = max(reserved, constants.number(ENGINE, "reserved_mib_floor_large_gpu",
                                                   version))
-    if settings.speculative:
+    if settings.loads_mtp or settings.speculative_config is not None:
         reserved += constants.number(ENGINE, "reserved_mib_eagle", version)
     total_mib = capacity / MIB
     fraction = round((total_mib - reserved) / total_mib, 3)
@@ -98,7 +98,7 @@ def sglang_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
         seen = constants.number(ENGINE, "observed_default_fraction_dsv4_h200", version)
         notes.append(f"the seed reports a default of {seen} for DeepSeek-V4 on H200; the "
                      f"formula gives {default} (see accounting.toml)")
-    stages = per_rank(model.classified, spec, layout, load_mtp=settings.speculative)
+    stages = per_rank(model.classified, spec, layout, load_mtp=settings.loads_mtp)
     weights = max(stage.total for stage in stages)
     context = constants.integer(
         ENGINE, "pre_load_used_bytes_multi_gpu" if layout.tp * layout.pp > 1

@@ -23,6 +23,8 @@ Every constant comes from :mod:`servewise.knowledge.accounting`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from servewise.archs import ComputeCapability
 from servewise.errors import UnsupportedModelError, UsageError
 from servewise.knowledge.accounting import EngineConstants
@@ -122,9 +124,12 @@ def rank_weights(model: ModelInfo, device: GpuSpec, settings: Settings,
                  ) -> tuple[list[RankWeights], list[str]]:
     """Weights on one rank of each pipeline stage, with the loader's padding applied."""
     stages = per_rank(model.classified, model.spec, settings.layout,
-                      load_mtp=settings.speculative)
+                      load_mtp=settings.loads_mtp)
     factor, why = _mxfp4_factor(model, device, version, constants)
     notes = []
+    draft = settings.speculative_config
+    if draft is not None and draft.draft is not None:
+        stages[-1].by_role["draft"] = draft.draft_weights_per_rank(settings.layout.tp)
     if factor != 1.0:
         for stage in stages:
             stage.by_role["experts"] = int(stage.by_role["experts"] * factor)
@@ -227,14 +232,21 @@ def vllm_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
 
     stages, weight_notes = rank_weights(model, device, settings, constants, version)
     notes.extend(weight_notes)
-    layer_specs = vllm_layer_specs(spec, tp=layout.tp, block_size=block,
+    kv_spec = spec
+    if settings.speculative_config is not None:
+        extra = settings.speculative_config.extra_layers(model)
+        if extra:
+            kv_spec = replace(spec, layers=spec.layers + extra)
+            notes.append(f"{len(extra)} draft attention layer(s) add KV pages "
+                         f"({settings.speculative_config.method})")
+    layer_specs = vllm_layer_specs(kv_spec, tp=layout.tp, block_size=block,
                                    kv_cache_dtype=kv_dtype, sliding_as_full=not v1)
     hybrid_block = _mamba_attention_block(layer_specs, block)
     if hybrid_block != block:
         notes.append(f"attention block size raised from {block} to {hybrid_block} so a page "
                      "holds one linear-attention state (HybridAttentionMambaModelConfig)")
         block = hybrid_block
-        layer_specs = vllm_layer_specs(spec, tp=layout.tp, block_size=block,
+        layer_specs = vllm_layer_specs(kv_spec, tp=layout.tp, block_size=block,
                                        kv_cache_dtype=kv_dtype, sliding_as_full=not v1)
     specs = [page for _, page in layer_specs]
     # DeepSeek V4's backends declare a block-outermost layout: mixed pages pack per block
@@ -370,8 +382,12 @@ def _stage_spec_indices(layer_specs: list[tuple[int, PageSpec]], num_layers: int
     from servewise.plan.weights import pp_layer_ranges
 
     out = []
-    for layers in pp_layer_ranges(num_layers, pp):
-        out.append(frozenset(i for i, (layer, _) in enumerate(layer_specs) if layer in layers))
+    ranges = pp_layer_ranges(num_layers, pp)
+    for stage, layers in enumerate(ranges):
+        last = stage == len(ranges) - 1
+        # draft layers (index past the model's) live with the last stage
+        out.append(frozenset(i for i, (layer, _) in enumerate(layer_specs)
+                             if layer in layers or (last and layer >= num_layers)))
     return out
 
 
