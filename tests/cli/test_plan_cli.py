@@ -251,3 +251,44 @@ def test_unpinned_gpu_memory_is_said(capsys: pytest.CaptureFixture[str]) -> None
     assert verdict["memory_pinned_by"] == "vendor datasheet only"
     low, high = verdict["memory_range_bytes"]
     assert low == 16 * 10**9 and high == 16 * 2**30
+
+
+def test_sglang_dp_attention_runs_inside_the_tp_group(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--tp 8 --dp 8 --enable-dp-attention`` is 8 GPUs (was: "needs 64 GPUs")."""
+    code, out, _ = _run("plan", "deepseek-r1", "--gpu", "h200:8", "--tp", "8", "--dp", "8",
+                        "--enable-dp-attention", "--max-model-len", "32768", "--json",
+                        capsys=capsys)
+    data = json.loads(out)
+    assert code == 0 and data["engine"] == "sglang" and data["layout"] == "TP8 DP8-attention"
+    plain = json.loads(_run("plan", "deepseek-r1", "--gpu", "h200:8", "--tp", "8",
+                            "--engine", "sglang", "--max-model-len", "32768", "--json",
+                            capsys=capsys)[1])
+    # attention replicated per DP rank (attention TP 1): more weight per GPU than TP8
+    assert data["startup"]["weights_bytes_per_gpu"] > plain["startup"]["weights_bytes_per_gpu"]
+    best = json.loads(_run("plan", "deepseek-r1", "--gpu", "h200:8", "--engine", "sglang",
+                           "--max-model-len", "32768", "--json", capsys=capsys)[1])["layouts"][0]
+    assert best["layout"] == "TP8 DP8-attention EP8"
+
+
+def test_sglang_dp_attention_needs_dp_dividing_tp(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run("plan", "deepseek-r1", "--gpu", "h200:8", "--tp", "8", "--dp", "3",
+                        "--enable-dp-attention", capsys=capsys)
+    assert code == 2 and "--enable-dp-attention" in err
+
+
+def test_sglang_no_kv_memory_names_the_lowest_viable_fraction(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run("plan", "qwen3-235b-a22b-fp8", "--gpu", "h100:4", "--tp", "4",
+                        "--mem-fraction-static", "0.5", "--engine", "sglang", "--json",
+                        capsys=capsys)
+    data = json.loads(out)
+    assert code == 1
+    assert data["startup"]["error"].startswith("Loaded weights leave no GPU memory")
+    lowest = data["startup_detail"]["lowest_viable_mem_fraction_static"]
+    assert 0.5 < lowest < 1
+    assert any(f"{lowest}" in note for note in data["startup_detail"]["notes"])
+    # at that fraction SGLang starts
+    code, out, _ = _run("plan", "qwen3-235b-a22b-fp8", "--gpu", "h100:4", "--tp", "4",
+                        "--mem-fraction-static", str(lowest), "--engine", "sglang",
+                        "--max-model-len", "256", "--json", capsys=capsys)
+    assert json.loads(out)["startup"]["kv_cache_tokens"] > 0

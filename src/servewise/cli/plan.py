@@ -92,6 +92,7 @@ def settings_from(
     max_model_len: int | None, max_num_seqs: int | None, max_num_batched_tokens: int | None,
     gpu_memory_utilization: float | None, mem_fraction_static: float | None,
     kv_cache_memory: str | None, enforce_eager: bool, speculative: bool,
+    dp_attention: bool = False,
 ) -> tuple[Settings, bool, list[str]]:
     """The planner's :class:`~servewise.plan.startup.Settings` from ``plan``'s options,
     whether a layout was given, and notes on choices made for the user (the engine a flag
@@ -105,7 +106,8 @@ def settings_from(
                                       ("--mem-fraction-static", mem_fraction_static),
                                       ("--kv-cache-memory", kv_cache_memory))
              if value is not None]
-    engine, notes = choose_engine(engine, given)
+    engine, notes = choose_engine(engine, [*given, *(["--enable-dp-attention"]
+                                                     if dp_attention else [])])
     if len(given) > 1:
         raise UsageError(f"{' and '.join(given)} both size the KV cache; give one",
                          hint="--gpu-memory-utilization sizes vLLM's share of the GPU, "
@@ -118,7 +120,19 @@ def settings_from(
     explicit = any(v is not None for v in (tp, pp, dp, ep))
     tp_size, pp_size, dp_size = tp or 1, pp or 1, dp or 1
     expert = False
-    if ep is not None and ep > 1:
+    if dp_attention and (dp_size < 2 or tp_size % dp_size):
+        raise UsageError(
+            f"--enable-dp-attention runs DP inside the TP group: --dp ({dp_size}) must be at "
+            f"least 2 and divide --tp ({tp_size})",
+            hint="e.g. --tp 8 --dp 8 --enable-dp-attention (8 GPUs)",
+            flag="--enable-dp-attention")
+    if ep is not None and ep > 1 and dp_attention:
+        if ep != tp_size:
+            raise UsageError(f"--ep {ep} must equal --tp ({tp_size}) under DP attention: "
+                             "experts are spread over the TP group",
+                             hint="drop --ep, or set it to --tp", ep=ep)
+        expert = True
+    elif ep is not None and ep > 1:
         if ep != tp_size * dp_size:
             raise UsageError(
                 f"--ep {ep} must equal TP x DP ({tp_size * dp_size}): experts are spread "
@@ -132,7 +146,7 @@ def settings_from(
         kv_memory = int(text) if text.isdigit() else parse_size(text, "--kv-cache-memory")
     settings = Settings(
         engine=engine, engine_version=engine_version,
-        layout=Parallel(tp_size, pp_size, dp_size, expert),
+        layout=Parallel(tp_size, pp_size, dp_size, expert, dp_attention),
         kv_cache_dtype=kv_cache_dtype or "auto",
         block_size=block_size, max_model_len=max_model_len, max_num_seqs=max_num_seqs,
         max_num_batched_tokens=max_num_batched_tokens,
@@ -193,6 +207,9 @@ def plan(
         '\'{"method": "mtp", "num_speculative_tokens": 2}\', '
         '\'{"method": "eagle3", "model": "org/draft"}\', ngram; the draft\'s weights and '
         "KV pages are counted.", show_default=False)] = None,
+    enable_dp_attention: Annotated[bool, typer.Option(
+        "--enable-dp-attention", help="SGLang: DP attention inside the TP group (--tp 8 --dp "
+        "8 is 8 GPUs); selects SGLang.")] = False,
     context: Annotated[int | None, typer.Option(
         "--context", min=1, help="Report the concurrency at this context length.",
         show_default=False)] = None,
@@ -214,7 +231,8 @@ def plan(
         kv_cache_dtype=kv_cache_dtype, block_size=block_size, max_model_len=max_model_len,
         max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
         gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
-        kv_cache_memory=kv_cache_memory, enforce_eager=enforce_eager, speculative=speculative)
+        kv_cache_memory=kv_cache_memory, enforce_eager=enforce_eager, speculative=speculative,
+        dp_attention=enable_dp_attention)
     memory = gpu_memory
     if gpu.split(":")[0].strip().lower() == "cpu" and memory is None and kv_cache_memory:
         memory = f"{settings.kv_cache_memory_bytes}B"

@@ -164,11 +164,13 @@ def workspaces(model: ModelInfo, settings: Settings, constants: EngineConstants
     return out
 
 
-def layouts_for(model: ModelInfo, gpus_per_node: int, nodes: int) -> list[tuple[Parallel, int]]:
+def layouts_for(model: ModelInfo, gpus_per_node: int, nodes: int,
+                engine: str = "vllm") -> list[tuple[Parallel, int]]:
     """Parallel layouts on one node up to all of them: TP within a node, PP and DP across.
 
     Each layout uses every GPU of the nodes it spans; with expert parallelism as well
-    where the experts divide over ``TP x DP``.
+    where the experts divide over ``TP x DP``. For SGLang, DP attention inside a full-node
+    TP group too (``--tp N --dp N --enable-dp-attention``).
     """
     spec = model.spec
     out: list[tuple[Parallel, int]] = []
@@ -183,8 +185,20 @@ def layouts_for(model: ModelInfo, gpus_per_node: int, nodes: int) -> list[tuple[
                     continue
                 dp = rest // pp
                 out.append((Parallel(tp, pp, dp), used))
-                if spec.moe is not None and tp * dp > 1 and spec.moe.experts % (tp * dp) == 0:
+                # SGLang spreads experts over its TP group only (--ep-size <= --tp)
+                ep_ok = engine != "sglang" or dp == 1
+                if (spec.moe is not None and tp * dp > 1 and spec.moe.experts % (tp * dp) == 0
+                        and ep_ok):
                     out.append((Parallel(tp, pp, dp, expert_parallel=True), used))
+        if engine == "sglang" and gpus_per_node > 1:
+            tp = gpus_per_node
+            for dp in range(2, tp + 1):
+                if tp % dp:
+                    continue
+                out.append((Parallel(tp, used, dp, dp_attention=True), used))
+                if spec.moe is not None and spec.moe.experts % tp == 0:
+                    out.append((Parallel(tp, used, dp, expert_parallel=True,
+                                         dp_attention=True), used))
     return out
 
 
@@ -207,6 +221,9 @@ def guide_rank(model: ModelInfo, layout: Parallel, nodes: int, gpus_per_node: in
     if (spec.moe is not None and latent and layout.expert_parallel and layout.tp == 1
             and layout.pp == 1):
         return 3
+    if (spec.moe is not None and latent and layout.dp_attention and layout.expert_parallel
+            and layout.dp == layout.tp and layout.pp == nodes):
+        return 3  # SGLang's DeepSeek recipe: --tp N --dp N --enable-dp-attention --ep N
     full_node_tp = layout.tp == gpus_per_node and layout.pp == nodes
     if full_node_tp:
         if spec.moe is not None and not latent:
@@ -219,7 +236,7 @@ def rank_layouts(model: ModelInfo, device: GpuSpec, settings: Settings, gpus_per
                  nodes: int, constants: EngineConstants) -> list[LayoutResult]:
     """Every layout, best first, with why each that fails does."""
     results = []
-    for layout, used_nodes in layouts_for(model, gpus_per_node, nodes):
+    for layout, used_nodes in layouts_for(model, gpus_per_node, nodes, settings.engine):
         try:
             startup = predict(model, device, replace(settings, layout=layout), constants)
             reason = None if startup.fits else startup.error

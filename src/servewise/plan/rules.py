@@ -27,6 +27,7 @@ ENGINE_ONLY_FLAGS: dict[str, str] = {
     "--gpu-memory-utilization": "vllm",
     "--kv-cache-memory": "vllm",
     "--mem-fraction-static": "sglang",
+    "--enable-dp-attention": "sglang",
 }
 """Planner flags that only one engine has (the other engine's spelling differs in meaning:
 vLLM's utilization covers weights, activations and KV; SGLang's fraction weights and KV)."""
@@ -50,7 +51,8 @@ def choose_engine(engine: str | None, given: list[str]) -> tuple[str, list[str]]
         flags = " and ".join(sorted(wanted))
         raise UsageError(f"{flags} belong to different engines; give the flags of one",
                          hint="--gpu-memory-utilization and --kv-cache-memory are vLLM's, "
-                         "--mem-fraction-static is SGLang's", found=flags)
+                         "--mem-fraction-static and --enable-dp-attention SGLang's",
+                         found=flags)
     if engine is not None:
         for flag, owner in wanted.items():
             if owner != engine:

@@ -17,6 +17,8 @@ Everything outside the fraction — activations, CUDA graphs, MoE workspaces —
 
 from __future__ import annotations
 
+import math
+
 from servewise.errors import UnsupportedModelError
 from servewise.knowledge.accounting import EngineConstants
 from servewise.knowledge.gpus import GpuSpec
@@ -72,6 +74,11 @@ def default_fraction(device: GpuSpec, settings: Settings, constants: EngineConst
                       "cuda_graph_max_bs": graph_bs}
 
 
+def _ceil3(value: float) -> float:
+    """``value`` rounded up to 3 decimals (a fraction that is enough, not just short)."""
+    return math.ceil(value * 1000) / 1000
+
+
 def page_size(model: ModelInfo) -> int:
     """SGLang's pool page: 1 token, 64 for MLA (FlashMLA), 256 for DeepSeek-V4."""
     spec = model.spec
@@ -104,7 +111,7 @@ def sglang_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
         ENGINE, "pre_load_used_bytes_multi_gpu" if layout.tp * layout.pp > 1
         else "pre_load_used_bytes_single_gpu", version)
     free_before = device.memory_bytes - context
-    cells = [sglang_cell_bytes(spec, layers, tp=layout.tp,
+    cells = [sglang_cell_bytes(spec, layers, tp=layout.attention_tp,
                                kv_cache_dtype=settings.kv_cache_dtype or "auto")
              for layers in pp_layer_ranges(spec.num_layers, layout.pp)]
     page = page_size(model)
@@ -122,12 +129,23 @@ def sglang_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
     tokens = tokens // page * page if tokens > 0 else tokens
     cell = max(cells)
     error = None
+    heaviest = max(stage.total for stage in stages)
+    lowest = (heaviest + cell * page) / free_before if free_before > 0 else 1.0
+    lowest_full = (heaviest + cell * context_len) / free_before if free_before > 0 else 1.0
     if tokens <= 0:
         if version.at_least("0.5.10"):
             error = (f"Loaded weights leave no GPU memory for the KV cache under "
                      f"--mem-fraction-static={fraction}")
         else:
             error = "Not enough memory. Please try to increase --mem-fraction-static."
+        if lowest < 1:
+            notes.append(f"the smallest --mem-fraction-static that leaves a KV page is "
+                         f"{_ceil3(lowest)}; one {context_len}-token request needs "
+                         f"{_ceil3(lowest_full)}" + ("" if lowest_full < 1 else
+                                                   " (more than the whole GPU)"))
+        else:
+            notes.append("the weights alone exceed the GPU's memory on one rank: no "
+                         "--mem-fraction-static helps; add GPUs or quantize")
     running = min(max(int(max(tokens, 0) / context_len * 512), 2048), 4096)
     breakdown = {
         "device_memory_bytes": device.memory_bytes,
@@ -142,6 +160,8 @@ def sglang_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
         "page_size": page,
         "context_len": context_len,
         "max_running_requests_default": running,
+        "lowest_viable_mem_fraction_static": _ceil3(lowest),
+        "dp_attention": layout.dp_attention,
         "layout": layout.label(),
     }
     if tokens > 0 and tokens < context_len:

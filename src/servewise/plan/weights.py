@@ -120,16 +120,29 @@ class Parallel:
     pp: int = 1
     dp: int = 1
     expert_parallel: bool = False
+    dp_attention: bool = False
+    """SGLang ``--enable-dp-attention``: the DP ranks run attention *inside* the TP group
+    (``--tp 8 --dp 8`` is 8 GPUs, attention TP ``tp / dp``), not as separate replicas."""
 
     @property
     def gpus(self) -> int:
         """GPUs the layout uses."""
+        if self.dp_attention:
+            return self.tp * self.pp
         return self.tp * self.pp * self.dp
 
     @property
+    def attention_tp(self) -> int:
+        """The TP size of the attention layers (``tp / dp`` under DP attention)."""
+        return max(self.tp // self.dp, 1) if self.dp_attention else self.tp
+
+    @property
     def ep(self) -> int:
-        """Ranks the experts are spread over (``tp * dp`` with expert parallelism, else 1)."""
-        return self.tp * self.dp if self.expert_parallel else 1
+        """Ranks the experts are spread over (``tp * dp`` with expert parallelism, or the
+        TP group under DP attention; else 1)."""
+        if not self.expert_parallel:
+            return 1
+        return self.tp if self.dp_attention else self.tp * self.dp
 
     def label(self) -> str:
         """``TP2``, ``TP4 PP2``, ``DP8 EP8`` ..."""
@@ -139,7 +152,7 @@ class Parallel:
         if self.pp > 1:
             parts.append(f"PP{self.pp}")
         if self.dp > 1:
-            parts.append(f"DP{self.dp}")
+            parts.append(f"DP{self.dp}-attention" if self.dp_attention else f"DP{self.dp}")
         if self.expert_parallel:
             parts.append(f"EP{self.ep}")
         return " ".join(parts)
@@ -177,7 +190,7 @@ class RankWeights:
 
 def _rank_bytes(item: ClassifiedTensor, spec: ModelSpec, layout: Parallel) -> int:
     tensor = item.tensor
-    tp = layout.tp
+    tp = layout.attention_tp if item.role == "attention" else layout.tp
     if item.rule == "replicated":
         return tensor.total_bytes
     if item.rule == "vocab":
