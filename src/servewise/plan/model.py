@@ -17,7 +17,15 @@ from servewise.formats.hfconfig import HfConfig
 from servewise.formats.safetensors import DTYPE_BITS
 from servewise.plan.arch import ModelSpec, model_spec
 from servewise.plan.kv import round_up
-from servewise.plan.weights import ClassifiedTensor, WeightSummary, classify, summarize
+from servewise.plan.weights import (
+    ClassifiedTensor,
+    Parallel,
+    RankWeights,
+    WeightSummary,
+    classify,
+    per_rank,
+    summarize,
+)
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,19 @@ class ModelInfo:
         """Every tensor with its role and sharding rule (computed once)."""
         spec = self.spec
         return tuple(classify(tensor, spec) for tensor in self.tensors)
+
+    @functools.cached_property
+    def _per_rank_memo(self) -> dict[tuple[Parallel, bool], list[RankWeights]]:
+        return {}
+
+    def per_rank(self, layout: Parallel, *, load_mtp: bool = False) -> list[RankWeights]:
+        """:func:`~servewise.plan.weights.per_rank` for this model, computed once per layout
+        (a plan predicts many layouts and settings); the caller gets its own copies."""
+        key = (layout, load_mtp)
+        memo = self._per_rank_memo
+        if key not in memo:
+            memo[key] = per_rank(self.classified, self.spec, layout, load_mtp=load_mtp)
+        return [RankWeights(stage.stage, dict(stage.by_role)) for stage in memo[key]]
 
     @functools.cached_property
     def weights(self) -> WeightSummary:

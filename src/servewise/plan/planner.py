@@ -362,7 +362,9 @@ def verdict_risk(model: ModelInfo, device: GpuSpec, settings: Settings, startup:
     out["margin_bytes"] = margin
     low, high = device.memory_range
     fits_low = fits_high = startup.fits
-    if (low, high) != (device.memory_bytes, device.memory_bytes):
+    # a margin wider than the whole range cannot flip: no need to predict the ends
+    clear = margin is not None and abs(margin) > high - low
+    if (low, high) != (device.memory_bytes, device.memory_bytes) and not clear:
         for size in {low, high} - {device.memory_bytes}:
             try:
                 other = predict(model, replace(device, memory_bytes=size), settings, constants)

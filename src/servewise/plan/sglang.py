@@ -25,7 +25,7 @@ from servewise.knowledge.gpus import GpuSpec
 from servewise.plan.kv import sglang_cell_bytes
 from servewise.plan.model import ModelInfo
 from servewise.plan.startup import Settings, Startup, engine_version
-from servewise.plan.weights import per_rank, pp_layer_ranges
+from servewise.plan.weights import pp_layer_ranges
 from servewise.versions import EngineVersion
 
 ENGINE = "sglang"
@@ -105,7 +105,7 @@ def sglang_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
         seen = constants.number(ENGINE, "observed_default_fraction_dsv4_h200", version)
         notes.append(f"the seed reports a default of {seen} for DeepSeek-V4 on H200; the "
                      f"formula gives {default} (see accounting.toml)")
-    stages = per_rank(model.classified, spec, layout, load_mtp=settings.loads_mtp)
+    stages = model.per_rank(layout, load_mtp=settings.loads_mtp)
     weights = max(stage.total for stage in stages)
     context = constants.integer(
         ENGINE, "pre_load_used_bytes_multi_gpu" if layout.tp * layout.pp > 1

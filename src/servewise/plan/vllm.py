@@ -41,7 +41,7 @@ from servewise.plan.kv import (
 )
 from servewise.plan.model import ModelInfo, expert_padding_factor
 from servewise.plan.startup import Settings, Startup, engine_version
-from servewise.plan.weights import RankWeights, per_rank
+from servewise.plan.weights import RankWeights
 from servewise.versions import EngineVersion
 
 GIB = 2**30
@@ -123,8 +123,7 @@ def rank_weights(model: ModelInfo, device: GpuSpec, settings: Settings,
                  constants: EngineConstants, version: EngineVersion
                  ) -> tuple[list[RankWeights], list[str]]:
     """Weights on one rank of each pipeline stage, with the loader's padding applied."""
-    stages = per_rank(model.classified, model.spec, settings.layout,
-                      load_mtp=settings.loads_mtp)
+    stages = model.per_rank(settings.layout, load_mtp=settings.loads_mtp)
     factor, why = _mxfp4_factor(model, device, version, constants)
     notes = []
     draft = settings.speculative_config
