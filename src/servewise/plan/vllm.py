@@ -156,12 +156,15 @@ def activation_bytes(model: ModelInfo, settings: Settings, mnbt: int, seqs: int,
     if spec.moe is not None:
         moe = spec.moe
         shard = 1 if layout.expert_parallel else tp
-        experts = moe.top_k * 3 * moe.intermediate / shard
+        inter = moe.intermediate / shard
+        # TritonExperts.workspace_shapes (0.32.0): workspace13 (M, top_k, max(I, H)) and
+        # workspace2 (M, top_k, max(2I, H)); the output (M, H) reuses workspace13
+        experts = moe.top_k * (max(inter, spec.hidden) + max(2 * inter, spec.hidden))
         if moe.shared_experts:
             experts += 3 * (moe.shared_intermediate or moe.intermediate) / tp
         gathered = layout.dp if (layout.expert_parallel and layout.dp > 1) else 1
         moe_tokens = mnbt * gathered
-        moe_peak = moe_tokens * (experts + spec.hidden) * element
+        moe_peak = moe_tokens * experts * element + (gathered - 1) * mnbt * spec.hidden * element
         dense_peak = mnbt * (mlp if moe.dense_layers else 0) * element
         tokens = mnbt * hidden_multiples * spec.hidden * element + max(moe_peak, dense_peak)
     copies = constants.number(ENGINE, "sampler_logit_copies", version)
