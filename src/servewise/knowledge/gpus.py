@@ -68,8 +68,8 @@ SMI_RESERVE_BYTES = 470 * 2**20
 
 Pairs from public output of the same GPU model: H100 SXM 81,559 MiB vs vLLM's 79.19 GiB
 (-468 MiB), RTX 3090 24,576 vs 23.58 GiB (-430), RTX 5090 32,607 vs 31.4 GiB (-453),
-A100 40GB 40,960 vs 39.50 GiB (-512), RTX 4090 24,564 vs 23.65 GiB (-346), A10 23,028 vs 22.18 GiB (-316), B200 183,359 vs 178.35 GiB (-729);
-sources in ``gpus.toml``."""
+A100 40GB 40,960 vs 39.50 GiB (-512), RTX 4090 24,564 vs 23.65 GiB (-346), A10 23,028 vs
+22.18 GiB (-316), B200 183,359 vs 178.35 GiB (-729); sources in ``gpus.toml``."""
 SMI_RESERVE_SPREAD = 260 * 2**20
 """How far one GPU's reserve strays from :data:`SMI_RESERVE_BYTES` in those pairs."""
 
