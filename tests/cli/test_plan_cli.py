@@ -292,3 +292,24 @@ def test_sglang_no_kv_memory_names_the_lowest_viable_fraction(
                         "--mem-fraction-static", str(lowest), "--engine", "sglang",
                         "--max-model-len", "256", "--json", capsys=capsys)
     assert json.loads(out)["startup"]["kv_cache_tokens"] > 0
+
+
+def test_a_verdict_near_the_edge_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """At the largest context the pool allows, the margin is tiny: the plan says so, and
+    with the catalog's nvidia-smi figure (±260 MiB) that the verdict turns on it."""
+    base = [a for a in SEED_ISSUE if a not in ("--max-model-len", "250000")]
+    pinned = [*base, "--gpu-memory", "97417MiB"]
+    _, out, _ = _run("plan", *pinned, "--json", capsys=capsys)
+    largest = json.loads(out)["recommendation"]["largest_context_tokens"]
+    code, out, _ = _run("plan", *pinned, "--max-model-len", str(largest), "--json",
+                        capsys=capsys)
+    data = json.loads(out)
+    verdict = data["recommendation"]["verdict"]
+    assert code == 0 and verdict["risk"] == "near the edge"
+    assert 0 <= verdict["margin_bytes"] < 0.02 * data["gpu"]["memory_bytes"]
+    assert any(note.startswith("near the edge") for note in data["notes"])
+    code, out, _ = _run("plan", *base, "--max-model-len", str(largest), "--json",
+                        capsys=capsys)
+    verdict = json.loads(out)["recommendation"]["verdict"]
+    assert verdict["risk"] == "depends on unpinned memory"
+    assert verdict["fits_at_high"] and not verdict["fits_at_low"]

@@ -60,6 +60,13 @@ def plan_text(plan: dict[str, Any]) -> str:
         out.append(f"  headroom                {gib(rec['headroom_bytes'])} (workspaces: "
                    + (", ".join(f"{w['name']} {gib(w['bytes'])}" for w in rec["workspaces"])
                       or "none named") + ")")
+    verdict = rec.get("verdict") or {}
+    if verdict.get("risk"):
+        margin = verdict.get("margin_bytes")
+        out.append(f"  verdict risk            {verdict['risk']}"
+                   + (f" (margin {gib(margin)} per GPU over one full-length request)"
+                      if margin is not None else "")
+                   + f"; GPU memory pinned by {verdict.get('memory_pinned_by')}")
     if "startup" in rec:
         r = rec["startup"]
         out.append(f"  with it                 {r['kv_cache_tokens']:,} tokens, "
