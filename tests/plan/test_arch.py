@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from servewise.formats.hfconfig import config_from_mapping
@@ -139,3 +142,31 @@ def test_kimi_linear_without_layer_lists_is_refused_with_the_reason() -> None:
         "num_hidden_layers": 2}, source="test")
     spec = model_spec(config)
     assert not spec.supported and "linear_attn_config" in spec.unsupported_reason
+
+
+REAL_CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
+
+
+@pytest.mark.parametrize("name,family,kinds", [
+    ("MiniMaxAI--MiniMax-M2.5", "moe", {"full": 62}),
+    ("meta-llama--Llama-4-Scout-17B-16E-Instruct", "moe-hybrid-sliding",
+     {"sliding": 36, "full": 12}),
+    ("moonshotai--Kimi-K3", "kda-hybrid", {"gdn": 69, "mla": 24}),
+    ("zai-org--GLM-5.1", "dsa", {"dsa": 78}),
+    ("Qwen--Qwen3-VL-30B-A3B-Instruct", "moe", {"full": 48}),
+])
+def test_real_configs_of_families_refused_before(name: str, family: str,
+                                                 kinds: dict[str, int]) -> None:
+    data = json.loads((REAL_CONFIGS / f"{name}_config.json").read_text())
+    spec = model_spec(config_from_mapping(data, source=name))
+    assert spec.supported, spec.unsupported_reason
+    assert spec.family == family and spec.layer_kinds == kinds
+
+
+def test_a_new_architecture_is_refused_with_its_name_not_guessed() -> None:
+    """Gemma 4 (global layers with their own head_dim and KV heads) is not guessed."""
+    config = config_from_mapping({"model_type": "gemma4_text", "hidden_size": 2816,
+                                  "num_attention_heads": 16, "num_hidden_layers": 30,
+                                  "global_head_dim": 512}, source="test")
+    spec = model_spec(config)
+    assert not spec.supported and "gemma4_text" in spec.unsupported_reason

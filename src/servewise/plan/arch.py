@@ -25,7 +25,7 @@ DENSE_TYPES = frozenset(
     {"llama", "mistral", "qwen2", "qwen3", "phi3", "granite", "olmo2", "internlm2",
      "mixtral", "qwen2_moe", "qwen3_moe", "glm4_moe", "glm4", "ministral", "llama4_text",
      "cohere", "cohere2", "exaone", "smollm3", "starcoder2", "gemma", "minimax_m2",
-     "llama4"}
+     "llama4", "qwen3_vl_text", "qwen3_vl_moe_text"}
 )
 MLA_TYPES = frozenset({"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm_moe_dsa",
                        "kimi_vl"})
