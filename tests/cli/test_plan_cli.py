@@ -313,3 +313,14 @@ def test_a_verdict_near_the_edge_says_so(capsys: pytest.CaptureFixture[str]) -> 
     verdict = json.loads(out)["recommendation"]["verdict"]
     assert verdict["risk"] == "depends on unpinned memory"
     assert verdict["fits_at_high"] and not verdict["fits_at_low"]
+
+
+@pytest.mark.parametrize("card,gpu", [("minimax-m2.5", "h200:8"), ("llama-4-scout", "h100:4")])
+def test_families_refused_before_now_plan(card: str, gpu: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """MiniMax-M2.x (was exit 2, "unknown family") and Llama 4 plan from bundled cards."""
+    code, out, _ = _run("plan", card, "--gpu", gpu, "--max-model-len", "32768", "--json",
+                        capsys=capsys)
+    data = json.loads(out)
+    assert code == 0 and data["startup"]["fits"]
+    assert data["startup"]["kv_cache_tokens"] > 32768
