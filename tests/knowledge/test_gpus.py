@@ -279,3 +279,19 @@ def test_bad_toml_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "gpus.toml").write_text("[[gpu]\nid = ", encoding="utf-8")
     with pytest.raises(DataFileError, match="not valid TOML"):
         load_gpu_catalog(tmp_path)
+
+
+def test_no_memory_source_is_a_held_out_source() -> None:
+    """The driver totals cite public issues; none of the sources kept aside for an
+    independent check (shared/data/heldout_sources.txt) may be among them."""
+    held_out = Path(__file__).resolve().parents[3] / "shared" / "data" / "heldout_sources.txt"
+    if not held_out.exists():
+        pytest.skip("shared/data/heldout_sources.txt is not beside the checkout")
+    cited = " ".join(f"{gpu.driver_memory_source} {gpu.nvidia_smi_source}"
+                     for gpu in load_gpu_catalog())
+    for line in held_out.read_text().splitlines():
+        repo, _, number = line.strip().partition("#")
+        if not number or line.startswith("#"):
+            continue
+        for kind in ("issues", "pull"):
+            assert f"github.com/{repo.strip()}/{kind}/{number.strip()} " not in cited + " ", line
