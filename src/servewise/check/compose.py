@@ -333,9 +333,11 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
         settings.data_parallel_size))
     memory_key = "mem_fraction_static" if state.engine == "sglang" else "gpu_memory_utilization"
     try:
-        plan = make_plan(model, request.gpu, plan_settings(state.engine, settings, state.version),
+        planned = plan_settings(state.engine, settings, state.version, model)
+        plan = make_plan(model, request.gpu, planned,
                          load_engine_constants(), gpus_per_node=request.gpu.count,
-                         nodes=request.nodes, explicit_layout=layout_given)
+                         nodes=request.nodes, explicit_layout=layout_given,
+                         given=_given_flags(settings))
     except UsageError as error:
         state.findings.append(Finding("memory", "error", error.message, fix=error.hint))
         return None
@@ -412,11 +414,17 @@ def _replan(request: CheckRequest, model: ModelInfo, state: _State, previous: Pl
     from servewise.knowledge.accounting import load_engine_constants
     from servewise.plan.planner import make_plan
 
-    settings = plan_settings(state.engine, state.settings, state.version)
+    settings = plan_settings(state.engine, state.settings, state.version, model)
     settings = replace(settings, layout=previous.settings.layout)
     return make_plan(model, request.gpu, settings, load_engine_constants(),
                      gpus_per_node=request.gpu.count, nodes=request.nodes,
-                     explicit_layout=True)
+                     explicit_layout=True, given=_given_flags(state.settings))
+
+
+def _given_flags(settings: EngineSettings) -> frozenset[str]:
+    """The planner flags ``settings`` sets: the model rules were applied before planning."""
+    named = {"kv_cache_dtype": "--kv-cache-dtype", "max_model_len": "--max-model-len"}
+    return frozenset(flag for key, flag in named.items() if getattr(settings, key) is not None)
 
 
 def _plan_dict(plan: Plan) -> dict[str, Any]:
