@@ -18,6 +18,7 @@ from servewise.cli.options import (
     NoCacheOption,
     PlatformOption,
     RefArgument,
+    TimeoutOption,
     gpu_spec,
     source_options,
 )
@@ -134,12 +135,14 @@ def inspect(
     platform: PlatformOption = None,
     insecure: InsecureOption = False,
     index_url: IndexUrlOption = None,
+    timeout: TimeoutOption = None,
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
     """List every CUDA-bearing library of a build: SASS, PTX and JIT-dispatch archs, provenance."""
     try:
-        report = _scan(ref, no_cache, as_json, source_options(platform, insecure, index_url))
+        report = _scan(ref, no_cache, as_json,
+                       source_options(platform, insecure, index_url, timeout))
     except ServewiseError as error:
         fail(error, as_json)
     from servewise.inspect.engine_core import build_evidence
@@ -179,6 +182,7 @@ def gate(
     platform: PlatformOption = None,
     insecure: InsecureOption = False,
     index_url: IndexUrlOption = None,
+    timeout: TimeoutOption = None,
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
@@ -187,7 +191,8 @@ def gate(
 
     try:
         device = _catalog_gpu(gpu)
-        report = _scan(ref, no_cache, as_json, source_options(platform, insecure, index_url))
+        report = _scan(ref, no_cache, as_json,
+                       source_options(platform, insecure, index_url, timeout))
         result = run_gate(report, device, require=tuple(require or ()), model=model,
                           strict=strict)
     except ServewiseError as error:

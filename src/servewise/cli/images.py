@@ -15,6 +15,8 @@ from servewise.cli.options import (
     NoCacheOption,
     OptionalGpuOption,
     PlatformOption,
+    TimeoutOption,
+    network_deadline,
     source_options,
 )
 from servewise.errors import ServewiseError
@@ -37,6 +39,7 @@ def tags(
     match: MatchOption = None,
     platform: PlatformOption = None,
     insecure: InsecureOption = False,
+    timeout: TimeoutOption = None,
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
@@ -46,7 +49,7 @@ def tags(
     try:
         with stored(no_cache) as store:
             listed = list_tags(repo, match=match, platform=platform, insecure=insecure,
-                               store=store)
+                               store=store, deadline=network_deadline(timeout))
     except ServewiseError as error:
         fail(error, as_json)
     if as_json:
@@ -93,6 +96,7 @@ def bisect(
     platform: PlatformOption = None,
     insecure: InsecureOption = False,
     index_url: IndexUrlOption = None,
+    timeout: TimeoutOption = None,
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
@@ -105,7 +109,7 @@ def bisect(
         device = _catalog_gpu(gpu) if gpu else None
         predicate = Predicate(gpu=device, require=tuple(require or ()), model=model,
                               jit_arch=jit_arch)
-        options = source_options(platform, insecure, index_url)
+        options = source_options(platform, insecure, index_url, timeout)
         with stored(no_cache) as store:
             series = series_for(refs, match=match, options=options, store=store)
             for note in series.notes:

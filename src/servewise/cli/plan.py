@@ -18,6 +18,8 @@ from servewise.cli.options import (
     GpuOption,
     JsonOption,
     NoCacheOption,
+    TimeoutOption,
+    network_deadline,
 )
 from servewise.errors import ServewiseError, UsageError
 
@@ -47,12 +49,15 @@ def _store(no_cache: bool) -> Store | None:
         return None
 
 
-def _load(model: str, revision: str | None, no_cache: bool) -> ModelInfo:
+def _load(model: str, revision: str | None, no_cache: bool, timeout: float | None = None
+          ) -> ModelInfo:
     from servewise.plan.resolve import load_model, reads_hub
+    from servewise.sources.deadline import deadline_scope
 
     store = _store(no_cache) if reads_hub(model, revision) else None
     try:
-        return load_model(model, revision=revision, store=store)
+        with deadline_scope(network_deadline(timeout)):  # Hub reads keep --timeout
+            return load_model(model, revision=revision, store=store)
     finally:
         if store is not None:
             store.close()
@@ -65,6 +70,7 @@ def model(
         "--tensors", help="Also list every tensor (experts grouped as experts.*).")] = False,
     kv_cache_dtype: KvDtypeOption = "auto",
     revision: RevisionOption = None,
+    timeout: TimeoutOption = None,
     no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -74,7 +80,8 @@ def model(
     """
     from servewise.plan.report import model_report
 
-    report = model_report(_load(model_id, revision, no_cache), kv_cache_dtype=kv_cache_dtype,
+    report = model_report(_load(model_id, revision, no_cache, timeout),
+                          kv_cache_dtype=kv_cache_dtype,
                           tensors=tensors)
     if as_json:
         emit_json(report)
@@ -184,6 +191,7 @@ def plan(
         "--context", min=1, help="Report the concurrency at this context length.",
         show_default=False)] = None,
     revision: RevisionOption = None,
+    timeout: TimeoutOption = None,
     no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -208,7 +216,7 @@ def plan(
     if gpu.split(":")[0].strip().lower() == "cpu" and memory is None and kv_cache_memory:
         memory = f"{settings.kv_cache_memory_bytes}B"
     device = gpu_spec(gpu, memory=memory, capability=compute_capability)
-    info = _load(model_id, revision, no_cache)
+    info = _load(model_id, revision, no_cache, timeout)
     result = make_plan(info, device, settings, load_engine_constants(),
                        gpus_per_node=device.count, nodes=nodes, context=context,
                        explicit_layout=explicit)

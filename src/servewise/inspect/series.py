@@ -57,7 +57,8 @@ def image_series(repo: str, *, match: str | None, options: SourceOptions,
     reference = parse_image_reference(repo, allow_bare=True)
     pattern = compile_match(match)
     documents = load_documents(store, reference)
-    with RegistryClient.connect(reference, insecure=options.insecure) as client:
+    with RegistryClient.connect(reference, insecure=options.insecure,
+                                deadline=options.deadline) as client:
         names = [t for t in client.tags() if pattern is None or pattern.search(t)]
         infos = resolve_tags(client, reference, names, options.platform, documents)
         access = client.current_access
@@ -88,20 +89,22 @@ def version_series(ref: str, *, match: str | None, options: SourceOptions) -> Se
     name, _ = parse_pypi_ref(ref)
     pattern = compile_match(match)
     series = Series("versions", [])
-    for release in releases(name, index_url(options.index_url), options.platform):
+    for release in releases(name, index_url(options.index_url), options.platform,
+                            deadline=options.deadline):
         if pattern is not None and not pattern.search(release.version):
             continue
         if release.wheel is None:
             series.notes.append(f"{name} {release.version} left out: no wheel for the platform")
             continue
-        series.candidates.append(_release_candidate(release, options.platform))
+        series.candidates.append(_release_candidate(release, options))
     return series
 
 
-def _release_candidate(release: Release, platform: str | None) -> Candidate:
+def _release_candidate(release: Release, options: SourceOptions) -> Candidate:
     ref = f"pypi:{release.name}=={release.version}"
     return Candidate(label=release.version, ref=ref, created=release.uploaded,
-                     open=lambda: open_release(release, ref, platform))
+                     open=lambda: open_release(release, ref, options.platform,
+                                               options.deadline))
 
 
 def series_for(refs: list[str], *, match: str | None, options: SourceOptions,
