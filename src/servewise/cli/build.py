@@ -115,15 +115,18 @@ def source_summary(report: BuildReport) -> dict[str, object]:
     """What the gate's JSON carries about the source besides its verdicts."""
     return {"source_kind": report.source_kind, "metadata": report.metadata,
             **engine_field(report), "units": report.units.to_dict(),
-            "scanned_bytes": report.scanned_bytes}
+            "scanned_bytes": report.scanned_bytes, "notes": list(report.notes)}
 
 
 def _warn_notes(report: BuildReport) -> None:
-    for note in report.notes:
+    from servewise.inspect.report import summarize_notes
+
+    for note in report.note_lines():
         say("note", "dim", note)
-    for library in report.libraries:
-        for warning in library.scan.warnings:
-            say("warning", "yellow", f"{library.path}: {warning}")
+    warnings = [f"{library.path}: {warning}" for library in report.libraries
+                for warning in library.scan.warnings]
+    for warning in summarize_notes(warnings):
+        say("warning", "yellow", warning)
 
 
 @app.command()
