@@ -233,10 +233,11 @@ def summarize_notes(notes: tuple[str, ...] | list[str], *, group_at: int = NOTE_
             order.append((reason, reason))
         by_reason[reason].append(path)
     lines: list[str] = []
-    for text, reason in order:
-        if reason is None:
+    for text, grouped in order:
+        if grouped is None:
             lines.append(text)
             continue
+        reason = grouped
         paths = by_reason[reason]
         if len(paths) <= group_at:
             lines.extend(f"{path}: {reason}" for path in paths)
