@@ -116,10 +116,14 @@ def bisect(
                 say("note", "dim", note)
             chosen = between(series.candidates, good, bad)
             if not as_json:
-                say("bisect", "cyan", f"{len(chosen)} builds; judging at most "
-                    f"{_max(len(chosen))}: {predicate.describe()}")
+                say("bisect", "cyan", f"{len(chosen)} builds, oldest first {series.order}; "
+                    f"judging at most {_max(len(chosen))}: {predicate.describe()}")
             result = run_bisect(chosen, predicate, store=store,
-                                progress=None if as_json else _show_probe)
+                                progress=None if as_json else _show_probe,
+                                order=series.order, options=options)
+            if not as_json:
+                for note in result.notes:
+                    say("note", "dim", note)
     except ServewiseError as error:
         fail(error, as_json)
     if as_json:
@@ -177,9 +181,9 @@ def _render(result: BisectResult) -> None:
 
 
 def _label(probe: Probe) -> str:
-    candidate = probe.candidate
-    alias = f" (also {', '.join(candidate.aliases)})" if candidate.aliases else ""
-    return f"{candidate.label}{alias}  {candidate.created or ''}  {candidate.ref}"
+    from servewise.render.builds import candidate_label
+
+    return candidate_label(probe.candidate)
 
 
 def _provenance_text(data: dict[str, object] | None) -> str:
