@@ -1,4 +1,4 @@
-"""What ``plan`` and ``model`` print cites public sources, never the project's own notes.
+"""What ``plan``, ``model`` and ``gpus`` print cites public sources, never the project's notes.
 
 ``seeds/…`` and ``research/…`` are files of the servewise project that a user of the
 package does not have; every bundled card, planned with each engine, in text and JSON,
@@ -25,6 +25,13 @@ def test_plan_and_model_cite_no_project_notes(card: str, capsys: pytest.CaptureF
                  ["plan", card, "--gpu", "h200:8", "--json"],
                  ["plan", card, "--gpu", "h200:8", "--engine", "sglang", "--json"],
                  ["plan", card, "--gpu", "h200:8", "--engine", "sglang"]):
+        run(argv)
+        captured = capsys.readouterr()
+        assert INTERNAL.findall(captured.out + captured.err) == [], argv
+
+
+def test_the_gpu_catalog_cites_no_project_notes(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["gpus", "--json"], ["gpus"]):
         run(argv)
         captured = capsys.readouterr()
         assert INTERNAL.findall(captured.out + captured.err) == [], argv
