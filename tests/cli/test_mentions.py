@@ -29,7 +29,8 @@ from servewise.knowledge.flags import load_flag_table
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "servewise"
 OPTION_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
-MENTION_RE = re.compile(r"(?:`|e\.g\. |run |: |\| )servewise ([a-z][\w-]*)([^`\"\n;)]*)")
+MENTION_RE = re.compile(r"(?:`|e\.g\. |run |\| |: (?=servewise [a-z][\w-]*(?: [A-Z{$<-]|$)))"
+                        r"servewise ([a-z][\w-]*)([^`\"\n;)]*)")
 
 #: Options named in messages that are neither servewise's nor in the engine flag table.
 NOT_OURS = {
@@ -64,25 +65,49 @@ ENGINE_FLAGS = {name for setting in load_flag_table() for spelling in setting.sp
                 for name in spelling.names}
 
 
-def _docstrings(tree: ast.AST) -> set[int]:
-    ids: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-                ids.add(id(body[0].value))
-    return ids
+#: Keyword arguments and variables that hold text for a user.
+MESSAGE_NAMES = ("hint", "help", "note", "reason", "message", "why")
+
+
+def _strings(node: ast.AST) -> Iterator[str]:
+    """The literal text inside an expression: constants and the fixed parts of f-strings."""
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
+            yield inner.value
+
+
+def _is_message_call(call: ast.Call) -> bool:
+    """An error raised for a user (``SomethingError(...)``), or a line said to one."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name.endswith(("Error", "Warning")) or name in ("say", "fail")
 
 
 def _messages() -> Iterator[tuple[str, str]]:
-    """``(where, text)`` of every non-docstring string literal of the package."""
+    """``(where, text)`` of every message and hint the package gives a user.
+
+    Errors' messages and every ``hint=``, ``help=``, ``note=`` and ``reason=`` argument, and
+    lines given to ``say``; not docstrings, and not the command lines recipes write for other
+    tools (``ray start --address``), which name those tools' options.
+    """
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        skip = _docstrings(tree)
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
-                    and id(node) not in skip):
-                yield f"{path.relative_to(PACKAGE)}:{node.lineno}", node.value
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id in MESSAGE_NAMES for t in node.targets):
+                for text in _strings(node.value):  # hint = ("…" "…") built before the raise
+                    yield f"{path.relative_to(PACKAGE)}:{node.lineno}", text
+            if not isinstance(node, ast.Call):
+                continue
+            where = f"{path.relative_to(PACKAGE)}:{node.lineno}"
+            parts: list[ast.AST] = []
+            if _is_message_call(node):
+                parts.extend(node.args)
+            parts.extend(k.value for k in node.keywords
+                         if k.arg in MESSAGE_NAMES)
+            for part in parts:
+                for text in _strings(part):
+                    yield where, text
 
 
 def _help_texts() -> Iterator[tuple[str, str]]:

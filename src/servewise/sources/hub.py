@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from servewise.errors import SourceError
+from servewise.formats.checkpoint import Checkpoint, WeightTensor, collapse
 from servewise.formats.hfconfig import config_from_mapping, parse_config, parse_quant_config
 from servewise.formats.safetensors import (
     INDEX_FILE,
@@ -30,8 +31,6 @@ from servewise.formats.safetensors import (
     parse_header,
     parse_index,
 )
-from servewise.plan.model import ModelInfo
-from servewise.plan.weights import WeightTensor, collapse
 from servewise.sources.deadline import Deadline, current_deadline, host_of
 
 if TYPE_CHECKING:
@@ -123,8 +122,8 @@ class HubReader:
 
     # ---------------------------------------------------------------------- reading
 
-    def read(self, repo: str, revision: str | None = None) -> ModelInfo:
-        """The :class:`ModelInfo` of ``repo`` at ``revision`` (default ``main``)."""
+    def read(self, repo: str, revision: str | None = None) -> Checkpoint:
+        """The :class:`Checkpoint` of ``repo`` at ``revision`` (default ``main``)."""
         from huggingface_hub import constants
 
         wanted = revision or "main"
@@ -155,7 +154,7 @@ class HubReader:
         self._remember(repo, wanted, sha, model)
         return model
 
-    def _read_files(self, repo: str, sha: str, sizes: dict[str, int | None]) -> ModelInfo:
+    def _read_files(self, repo: str, sha: str, sizes: dict[str, int | None]) -> Checkpoint:
         if "config.json" not in sizes:
             raise SourceError(f"{repo} has no config.json",
                               hint="is this a model repository?", repo=repo)
@@ -187,7 +186,7 @@ class HubReader:
             headers = list(pool.map(lambda name: self._shard(repo, sha, name, sizes.get(name)),
                                     shards))
         rows = [row for header_rows, _ in headers for row in header_rows]
-        return ModelInfo(
+        return Checkpoint(
             ref=repo,
             source="hub",
             config=config,
@@ -220,15 +219,15 @@ class HubReader:
     def _key(self, repo: str) -> str:
         return f"{self.endpoint.rstrip('/')}/{repo}"
 
-    def _cached(self, repo: str, revision: str) -> ModelInfo | None:
+    def _cached(self, repo: str, revision: str) -> Checkpoint | None:
         if self.store is None:
             return None
         data = self.store.get_hub(self._key(repo), revision, READER_VERSION)
         if data is None:
             return None
-        return model_from_stored(repo, data)
+        return checkpoint_from_stored(repo, data)
 
-    def _remember(self, repo: str, wanted: str, sha: str, model: ModelInfo) -> None:
+    def _remember(self, repo: str, wanted: str, sha: str, model: Checkpoint) -> None:
         if self.store is None:
             return
         data = stored_form(model)
@@ -236,7 +235,7 @@ class HubReader:
             self.store.put_hub(self._key(repo), revision, sha, READER_VERSION, data)
 
 
-def stored_form(model: ModelInfo) -> dict[str, Any]:
+def stored_form(model: Checkpoint) -> dict[str, Any]:
     """What the store keeps for a Hub model (config, quant config, grouped tensors)."""
     return {
         "config": dict(model.config.raw),
@@ -249,12 +248,12 @@ def stored_form(model: ModelInfo) -> dict[str, Any]:
     }
 
 
-def model_from_stored(repo: str, data: dict[str, Any]) -> ModelInfo:
-    """Rebuild a :class:`ModelInfo` from :func:`stored_form`."""
+def checkpoint_from_stored(repo: str, data: dict[str, Any]) -> Checkpoint:
+    """Rebuild a :class:`Checkpoint` from :func:`stored_form`."""
     try:
         tensors = tuple(WeightTensor(str(n), str(d), tuple(int(x) for x in s), int(b), int(c))
                         for n, d, s, b, c in data["tensors"])
-        return ModelInfo(
+        return Checkpoint(
             ref=repo,
             source="hub",
             config=config_from_mapping(data["config"], source=f"{repo}/config.json (stored)"),
@@ -319,7 +318,7 @@ def _hub_error(exc: BaseException, repo: str, filename: str | None) -> SourceErr
 
 def read_hub(repo: str, *, revision: str | None = None, store: Store | None = None,
              endpoint: str | None = None, token: str | bool | None = None,
-             deadline: Deadline | None = None) -> ModelInfo:
+             deadline: Deadline | None = None) -> Checkpoint:
     """Read ``repo`` (see :class:`HubReader`) within ``deadline`` (default: the current one)."""
     return HubReader(endpoint=endpoint, token=token, store=store,
                      deadline=deadline).read(repo, revision)
