@@ -18,6 +18,8 @@ from servewise.cli.options import (
     GpuOption,
     JsonOption,
     NoCacheOption,
+    TimeoutOption,
+    network_deadline,
 )
 from servewise.errors import ServewiseError, UsageError
 
@@ -48,12 +50,15 @@ def _store(no_cache: bool) -> Store | None:
         return None
 
 
-def _load(model: str, revision: str | None, no_cache: bool) -> ModelInfo:
+def _load(model: str, revision: str | None, no_cache: bool, timeout: float | None = None
+          ) -> ModelInfo:
     from servewise.plan.resolve import load_model, reads_hub
+    from servewise.sources.deadline import deadline_scope
 
     store = _store(no_cache) if reads_hub(model, revision) else None
     try:
-        return load_model(model, revision=revision, store=store)
+        with deadline_scope(network_deadline(timeout)):  # Hub reads keep --timeout
+            return load_model(model, revision=revision, store=store)
     finally:
         if store is not None:
             store.close()
@@ -66,6 +71,7 @@ def model(
         "--tensors", help="Also list every tensor (experts grouped as experts.*).")] = False,
     kv_cache_dtype: KvDtypeOption = None,
     revision: RevisionOption = None,
+    timeout: TimeoutOption = None,
     no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -75,7 +81,7 @@ def model(
     """
     from servewise.plan.report import model_report
 
-    report = model_report(_load(model_id, revision, no_cache),
+    report = model_report(_load(model_id, revision, no_cache, timeout),
                           kv_cache_dtype=kv_cache_dtype or "auto",
                           tensors=tensors)
     if as_json:
@@ -214,6 +220,7 @@ def plan(
         "--context", min=1, help="Report the concurrency at this context length.",
         show_default=False)] = None,
     revision: RevisionOption = None,
+    timeout: TimeoutOption = None,
     no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -240,11 +247,12 @@ def plan(
     from servewise.plan.speculative import parse_speculative, resolve_speculative
 
     wanted = parse_speculative(speculative_config) if speculative_config else None
-    info = _load(model_id, revision, no_cache)
+    info = _load(model_id, revision, no_cache, timeout)
     if wanted is not None:
         from dataclasses import replace
 
-        draft = resolve_speculative(wanted, info, lambda ref: _load(ref, None, no_cache))
+        draft = resolve_speculative(wanted, info,
+                                    lambda ref: _load(ref, None, no_cache, timeout))
         settings = replace(settings, speculative_config=draft)
         notes.append(draft.describe())
     given = frozenset(flag for flag, value in (("--kv-cache-dtype", kv_cache_dtype),

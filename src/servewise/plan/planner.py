@@ -155,7 +155,7 @@ def workspaces(model: ModelInfo, settings: Settings, constants: EngineConstants
         out.append(Workspace(
             "MoE backend workspace (FlashInfer)",
             constants.integer("sglang", "flashinfer_moe_workspace_bytes", version),
-            "seeds/004_e3eb0250b39fb8ba.txt",
+            "sgl-project/sglang#33109",
         ))
     if settings.loads_mtp and spec.mtp_layers:
         mtp = sum(t.tensor.total_bytes for t in model.classified if t.role == "mtp")
