@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from servewise import __version__
+from servewise.bench.accounting import reconcile
 from servewise.bench.client import ClientOptions, Outgoing
 from servewise.bench.http import HttpFailure, HttpPool
 from servewise.bench.load import LevelProgress, LevelRunner, LoadLevel, arrival_offsets
@@ -163,16 +164,21 @@ async def _check_model(pool: HttpPool, base: str, model: str) -> None:
 
 
 def _settle_with_tokenizer(record: RequestRecord, tokenizer: LocalTokenizer) -> RequestRecord:
-    """Per-chunk counts from the local tokenizer when the server gave none."""
+    """Per-chunk counts from the local tokenizer when the server gave none per chunk; a final
+    usage figure still sets the total (the difference spread over the chunks)."""
     if record.count_source != "chunks" or not record.chunk_texts:
         return record
     counts = tokenizer.count_chunks(record.chunk_texts)
     kept = [i for i, n in enumerate(counts) if n > 0]
-    total = record.output_tokens if record.output_tokens_source == "usage" else sum(counts)
+    texts = [record.chunk_texts[i] for i in kept]
+    usage = record.output_tokens if record.output_tokens_source == "usage" else None
+    settled, sources = reconcile([counts[i] for i in kept], texts, usage, "tokenizer")
+    keep = [j for j, n in enumerate(settled) if n > 0]
     return dataclasses.replace(
-        record, chunk_times=tuple(record.chunk_times[i] for i in kept),
-        chunk_tokens=tuple(counts[i] for i in kept), count_source="tokenizer",
-        output_tokens=total, chunk_texts=())
+        record, chunk_times=tuple(record.chunk_times[kept[j]] for j in keep),
+        chunk_tokens=tuple(settled[j] for j in keep), count_source="tokenizer",
+        output_tokens=usage if usage is not None else sum(settled), chunk_texts=(),
+        token_sources=sources)
 
 
 class _Run:
