@@ -15,6 +15,7 @@ import math
 import random
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,8 +42,9 @@ from servewise.store import Store
 
 Endpoint = Literal["completions", "chat"]
 _PATHS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
-#: Seconds allowed for the preparation calls (model list, tokenization).
-PREP_TIMEOUT_S = 60.0
+#: Owners a server names in ``/v1/models`` and the engine they mean (vLLM's and SGLang's
+#: ``ModelCard.owned_by`` defaults, llama.cpp's ``{"owned_by", "llamacpp"}``).
+OWNERS = {"vllm": "vllm", "sglang": "sglang", "llamacpp": "llama.cpp"}
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,10 @@ class BenchConfig:
     connect_timeout_s: float = 10.0
     read_timeout_s: float = 600.0
     api_key: str | None = None
+    timeout_s: float | None = None
+    """One deadline for the whole command, in seconds (None: none). Preparation waits no
+    longer than it or the read timeout; a level still running at it is stopped and the
+    levels finished before it are kept."""
 
 
 @dataclass(frozen=True)
@@ -148,19 +154,60 @@ def _body(config: BenchConfig, endpoint: Endpoint, prompt: Prompt) -> bytes:
     return json.dumps(body).encode()
 
 
-async def _check_model(pool: HttpPool, base: str, model: str) -> None:
-    """Fail early when the server is unreachable or does not serve ``model``."""
+async def _check_model(pool: HttpPool, base: str, model: str) -> str | None:
+    """Fail early when the server is unreachable or does not serve ``model``; return the
+    model's ``owned_by`` (which names the engine on vLLM, SGLang and llama.cpp)."""
     try:
         status, found = await pool.call_json("GET", "/v1/models")
     except (HttpFailure, FormatError) as error:
         raise SourceError(f"cannot reach {base}: {error}",
-                          hint="is the server up? check the URL and port", url=base) from None
+                          hint="is the server up? check the URL and port, or raise "
+                               "--read-timeout / --timeout for a slow server",
+                          url=base) from None
     if status != 200 or not isinstance(found, dict) or not isinstance(found.get("data"), list):
-        return  # not every server lists models; the requests will tell
-    listed = [m.get("id") for m in found["data"] if isinstance(m, dict)]
+        return None  # not every server lists models; the requests will tell
+    entries = [m for m in found["data"] if isinstance(m, dict)]
+    listed = [m.get("id") for m in entries]
     if listed and model not in listed:
         raise UsageError(f"the server does not serve {model!r}; it serves {listed}",
                          hint=f"pass --model {listed[0]}", url=base)
+    owners = [m.get("owned_by") for m in entries if m.get("id") == model]
+    return owners[0] if owners and isinstance(owners[0], str) else None
+
+
+def describe_server(owner: str | None, tokenize: bool,
+                    records: Sequence[RequestRecord]) -> dict[str, Any]:
+    """The ``server`` block: which dialect the streams spoke, how usage came, what else.
+
+    The dialect comes from ``/v1/models``' ``owned_by`` when it names an engine, else from
+    what the streams showed: token ids (vLLM), ``timings`` (llama.cpp), ``matched_stop``
+    (SGLang), the role repeated beside each text delta (TGI); else ``openai-compatible``.
+    """
+    good = [r for r in records if r.ok]
+    marks: Counter[str] = Counter(m for r in good for m in r.marks)
+    modes = Counter(r.usage_mode for r in good)
+    if owner in OWNERS:
+        dialect, evidence = OWNERS[owner], f"/v1/models owned_by {owner!r}"
+    else:
+        for mark, name in (("token_ids", "vllm"), ("timings", "llama.cpp"),
+                           ("matched_stop", "sglang"), ("role_with_text", "tgi")):
+            if marks[mark]:
+                dialect, evidence = name, f"streams carried {mark}"
+                break
+        else:
+            dialect, evidence = "openai-compatible", "no engine-specific field seen"
+    return {
+        "dialect": dialect,
+        "dialect_evidence": evidence,
+        "owned_by": owner,
+        "usage": modes.most_common(1)[0][0] if modes else None,
+        "usage_by_request": dict(modes),
+        "tokenize": tokenize,
+        "reasoning": bool(marks["reasoning"]),
+        "tool_calls": bool(marks["tool_calls"]),
+        "done_missing": marks["no_done"],
+        "role_chunk": bool(marks["role_chunk"]),
+    }
 
 
 def _settle_with_tokenizer(record: RequestRecord, tokenizer: LocalTokenizer) -> RequestRecord:
@@ -196,6 +243,15 @@ class _Run:
         self.builder: RandomPromptBuilder | None = None
         self.dataset: list[Prompt] | None = None
         self._pool: HttpPool | None = None
+        self.owner: str | None = None
+        self.tokenize = False
+        self.deadline = (time.monotonic() + config.timeout_s
+                         if config.timeout_s is not None else None)
+        self.stopped: str | None = None
+
+    def remaining(self) -> float | None:
+        """Seconds left before the command's deadline (None: no deadline)."""
+        return None if self.deadline is None else max(self.deadline - time.monotonic(), 0.0)
 
     def _say(self, label: str, phase: str) -> None:
         if self.progress:
@@ -206,19 +262,21 @@ class _Run:
         headers = {"Content-Type": "application/json"}
         if config.api_key:
             headers["Authorization"] = f"Bearer {config.api_key}"
-        pool = HttpPool(self.base, connect_timeout_s=config.connect_timeout_s,
-                        read_timeout_s=PREP_TIMEOUT_S, limit=BUILD_CONCURRENCY, headers=headers)
+        left = self.remaining()
+        wait = config.read_timeout_s if left is None else min(config.read_timeout_s, left)
+        pool = HttpPool(self.base, connect_timeout_s=min(config.connect_timeout_s, wait),
+                        read_timeout_s=wait, limit=BUILD_CONCURRENCY, headers=headers)
         self._pool = await pool.__aenter__()
-        await _check_model(pool, self.base, config.model)
+        self._say("server", f"waiting for {self.base}/v1/models (up to {wait:g} s)")
+        self.owner = await _check_model(pool, self.base, config.model)
+        server = ServerTokenizer(pool, self.base, config.model, chat=self.endpoint == "chat")
+        self.tokenize = await server.available()
         spec = config.workload
         if spec.dataset is not None:
             self.dataset = load_dataset(spec.dataset, osl=spec.osl, chat=self.endpoint == "chat")
             return
-        if self.tokenizer is None:
-            server = ServerTokenizer(pool, self.base, config.model,
-                                     chat=self.endpoint == "chat")
-            if await server.available():
-                self.tokenizer = server
+        if self.tokenizer is None and self.tokenize:
+            self.tokenizer = server
         self._say("workload", "tokenizing the word pool")
         self.builder = RandomPromptBuilder(self.tokenizer, spec, self.seed)
         await self.builder.prepare()
@@ -308,20 +366,43 @@ class _Run:
         return entry, LevelRecords(level, origin, tuple(everything))
 
     async def run(self) -> BenchResult:
+        entries: list[dict[str, Any]] = []
+        levels: list[LevelRecords] = []
         try:
-            await self.prepare()
-            entries, levels = [], []
+            try:
+                await asyncio.wait_for(self.prepare(), self.remaining())
+            except TimeoutError:
+                raise SourceError(
+                    f"{self.base} did not answer the preparation calls within the "
+                    f"{self.config.timeout_s:g} s --timeout",
+                    hint="is the server up and not overloaded? raise --timeout",
+                    url=self.base) from None
             for index, level in enumerate(self.config.levels):
-                entry, records = await self.level(index, level)
+                try:
+                    entry, records = await asyncio.wait_for(self.level(index, level),
+                                                            self.remaining())
+                except TimeoutError:
+                    self.stopped = (f"stopped at the {self.config.timeout_s:g} s --timeout "
+                                    f"during {level.label}; {len(entries)} of "
+                                    f"{len(self.config.levels)} levels finished")
+                    break
                 entries.append(entry)
                 levels.append(records)
         finally:
             if self._pool is not None:
                 await self._pool.__aexit__(None, None, None)
-        return BenchResult(self.run_id, self.document(entries), tuple(levels))
+        everything = [r for level in levels for r in level.records]
+        return BenchResult(self.run_id, self.document(entries, everything), tuple(levels))
 
-    def document(self, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    def document(self, entries: list[dict[str, Any]],
+                 records: Sequence[RequestRecord] = ()) -> dict[str, Any]:
         config = self.config
+        server = describe_server(self.owner, self.tokenize, records)
+        counter = (self.local.description if self.local is not None else
+                   "server (token ids, or usage in every chunk); else one token per event "
+                   "carrying text, reconciled with the final usage")
+        if server["reasoning"]:
+            counter += "; reasoning deltas (reasoning_content / reasoning) counted as output"
         return {
             "run_id": self.run_id,
             "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -333,15 +414,17 @@ class _Run:
             "seed": self.seed,
             "prompt_tokenizer": (self.builder.description if self.builder is not None
                                  else "none: prompts from the file as they are"),
-            "output_token_counter": (self.local.description if self.local is not None else
-                                     "server (token ids or usage); else one token per chunk"),
+            "output_token_counter": counter,
+            "server": server,
+            "stopped": self.stopped,
             "request": {
                 "ignore_eos": config.ignore_eos, "min_tokens": config.min_tokens,
                 "continuous_usage_stats": config.continuous_usage,
                 "return_token_ids": config.token_ids, "temperature": config.temperature,
                 "extra_body": config.extra_body,
             },
-            "timeouts_s": {"connect": config.connect_timeout_s, "read": config.read_timeout_s},
+            "timeouts_s": {"connect": config.connect_timeout_s, "read": config.read_timeout_s,
+                           "overall": config.timeout_s},
             "duration_limit_s": config.duration_s,
             "slos_ms": config.slos_ms or None,
             "formulas": FORMULAS,

@@ -46,7 +46,8 @@ class StreamChunk:
     tool_call: bool = False
     """Whether part of ``text`` came from a tool-call delta (the function's name or arguments)."""
     marks: tuple[str, ...] = ()
-    """Dialect marks seen in the chunk: ``timings`` (llama.cpp), ``matched_stop`` (SGLang)."""
+    """Dialect marks seen in the chunk: ``timings`` (llama.cpp), ``matched_stop`` (SGLang),
+    ``role_with_text`` (a delta repeating the role beside its text, as TGI's do)."""
 
 
 def _error_text(error: Any) -> str:
@@ -67,6 +68,7 @@ class _ToolCall(msgspec.Struct):
 
 
 class _Delta(msgspec.Struct):
+    role: str | None = None
     content: str | None = None
     reasoning_content: str | None = None
     reasoning: str | None = None
@@ -130,6 +132,8 @@ def parse_chunk(data: str) -> StreamChunk:
                              for call in delta.tool_calls if call.function is not None)
             tool_call = bool(called)
             text += called
+        if delta.role is not None and text:
+            marks += ("role_with_text",)
     else:
         text = choice.text or ""
     ids = choice.token_ids
@@ -185,6 +189,8 @@ def _parse_general(data: str) -> StreamChunk:
         called = _tool_text(delta.get("tool_calls"))
         tool_call = bool(called)
         text += called
+        if delta.get("role") is not None and text:
+            marks += ("role_with_text",)
     else:
         text = choice.get("text") or ""
         text = text if isinstance(text, str) else ""
