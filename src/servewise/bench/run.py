@@ -24,10 +24,11 @@ from typing import Any, Literal
 from servewise import __version__
 from servewise.bench.accounting import reconcile
 from servewise.bench.client import ClientOptions, Outgoing
-from servewise.bench.http import HttpFailure, HttpPool
+from servewise.bench.http import CollectSink, HttpFailure, HttpPool
 from servewise.bench.load import LevelProgress, LevelRunner, LoadLevel, arrival_offsets
 from servewise.bench.metrics import FORMULAS, summarize
 from servewise.bench.records import RequestRecord
+from servewise.bench.server_metrics import Snapshot, beside_client, difference, snapshot
 from servewise.bench.tokenizer import LocalTokenizer, PromptTokenizer, ServerTokenizer
 from servewise.bench.workload import (
     BUILD_CONCURRENCY,
@@ -74,6 +75,8 @@ class BenchConfig:
     connect_timeout_s: float = 10.0
     read_timeout_s: float = 600.0
     api_key: str | None = None
+    server_metrics: bool = False
+    """Scrape the engine's Prometheus ``/metrics`` around each level's measured requests."""
     timeout_s: float | None = None
     """One deadline for the whole command, in seconds (None: none). Preparation waits no
     longer than it or the read timeout; a level still running at it is stopped and the
@@ -333,6 +336,7 @@ class _Run:
             prompts, off_length = await self.prompts(count, index, notes)
             if open_ended:
                 prompts, _ = cycle(prompts, 50 * count)
+            before = await self.scrape() if config.server_metrics else None
             gc.collect()
             gc.freeze()
             try:
@@ -340,6 +344,7 @@ class _Run:
                                               config.duration_s)
             finally:
                 gc.unfreeze()
+            after = await self.scrape() if config.server_metrics else None
             events = runner.events_read
             read_stamps = runner.read_stamps
             origin = runner.origin
@@ -363,7 +368,23 @@ class _Run:
             "prompts_off_length": off_length,
             "notes": notes,
         }
+        if config.server_metrics:
+            entry["server_metrics"] = _engine_view(before, after, f"{self.base}/metrics", entry)
         return entry, LevelRecords(level, origin, tuple(everything))
+
+    async def scrape(self) -> Snapshot | str:
+        """The engine's ``/metrics`` now, or why it could not be read."""
+        assert self._pool is not None
+        sink = CollectSink()
+        try:
+            await self._pool.exchange(self._pool.build("GET", "/metrics", b""), sink)
+            if sink.status != 200:
+                return f"GET /metrics answered HTTP {sink.status}"
+            return snapshot(sink.body.decode("utf-8", "replace"))
+        except HttpFailure as error:
+            return f"GET /metrics failed: {error}"
+        except FormatError as error:
+            return f"GET /metrics is not Prometheus text: {error.message}"
 
     async def run(self) -> BenchResult:
         entries: list[dict[str, Any]] = []
@@ -423,6 +444,7 @@ class _Run:
                 "return_token_ids": config.token_ids, "temperature": config.temperature,
                 "extra_body": config.extra_body,
             },
+            "server_metrics": config.server_metrics,
             "timeouts_s": {"connect": config.connect_timeout_s, "read": config.read_timeout_s,
                            "overall": config.timeout_s},
             "duration_limit_s": config.duration_s,
@@ -430,6 +452,19 @@ class _Run:
             "formulas": FORMULAS,
             "results": entries,
         }
+
+
+def _engine_view(before: Snapshot | str | None, after: Snapshot | str | None, url: str,
+                 entry: dict[str, Any]) -> dict[str, Any]:
+    """The engine's figures for a level beside the client's, or why there are none."""
+    for found in (before, after):
+        if isinstance(found, str) or found is None:
+            return {"engine": None, "url": url, "error": found or "not scraped"}
+    assert isinstance(before, Snapshot) and isinstance(after, Snapshot)
+    view = difference(before, after, url)
+    if view.get("engine") is not None:
+        view["client_minus_engine"] = beside_client(view, entry)
+    return view
 
 
 def _estimate(warmup: Sequence[RequestRecord], concurrency: int, duration_s: float) -> int:

@@ -213,6 +213,11 @@ def bench(
     read_timeout: Annotated[float, typer.Option("--read-timeout", help="Longest silence "
                                                 "allowed while waiting for headers or the "
                                                 "next chunk, in seconds.", min=0.001)] = 600.0,
+    server_metrics: Annotated[bool, typer.Option("--server-metrics", help="Scrape the "
+                                                 "engine's Prometheus /metrics (vLLM, SGLang) "
+                                                 "around each level and report its own TTFT, "
+                                                 "ITL, E2E and token counts beside the "
+                                                 "client's.")] = False,
     timeout: Annotated[float | None, typer.Option("--timeout", help="One deadline for the "
                                                   "whole command, in seconds: levels still "
                                                   "running then are stopped, finished ones "
@@ -254,7 +259,7 @@ def bench(
             ignore_eos=ignore_eos, min_tokens=min_tokens, continuous_usage=continuous_usage,
             token_ids=token_ids, temperature=temperature, extra_body=_extra_body(extra_body),
             connect_timeout_s=connect_timeout, read_timeout_s=read_timeout, api_key=api_key,
-            timeout_s=timeout,
+            timeout_s=timeout, server_metrics=server_metrics,
         )
         with _Display() as display:
             result = run_bench(config, progress=display)
