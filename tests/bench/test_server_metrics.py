@@ -83,3 +83,21 @@ def test_a_server_without_metrics_is_said_so_and_the_run_goes_on() -> None:
     assert entry["completed"] == 4
     assert entry["server_metrics"] == {"engine": None, "url": f"{server.base_url}/metrics",
                                        "error": "GET /metrics answered HTTP 404"}
+
+
+def test_the_real_cpu_engine_metrics_around_one_run() -> None:
+    before = snapshot((DATA / "vllm_cpu_metrics_before.txt").read_text())
+    after = snapshot((DATA / "vllm_cpu_metrics_after.txt").read_text())
+    assert after.engine == before.engine == "vllm"
+    assert after.histograms["itl"].name == "vllm:inter_token_latency_seconds"
+    view = difference(before, after, "http://127.0.0.1/metrics")
+    # 36 requests of 32 output tokens each between the scrapes: the engine counted them all.
+    assert view["requests"] == 36 and view["generation_tokens"] == 36 * 32
+    assert view["ttft_ms"]["count"] == view["e2e_ms"]["count"] == 36
+    assert view["itl_ms"]["count"] == 36 * 31
+    for key in ("ttft_ms", "itl_ms", "e2e_ms", "queue_ms"):
+        figures = view[key]
+        assert 0 <= figures["p50"] <= figures["p90"] <= figures["p99"]
+        assert figures["mean"] > 0
+    assert view["itl_ms"]["mean"] < view["e2e_ms"]["mean"]
+    assert view["ttft_ms"]["mean"] < view["e2e_ms"]["mean"]
