@@ -240,4 +240,6 @@ class StreamClient:
             usage_mode=found.usage_mode,
             token_sources=found.sources,
             marks=sink.stream_marks(),
+            first_read_events=sum(1 for t in found.times[:8] if t == found.times[0])
+            if found.times else 1,
         )

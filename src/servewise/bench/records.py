@@ -86,6 +86,10 @@ class RequestRecord:
     """How the server sent usage in this answer: in every text chunk, at the end, or never."""
     token_sources: dict[str, int] | None = None
     """Output tokens attributed per source (see :mod:`servewise.bench.accounting`)."""
+    first_read_events: int = 1
+    """Token-bearing events in the read that brought the first one. Above 1, the first token
+    sat in the socket until the next arrived (the client read it late, or the kernel merged
+    the segments): the TTFT is then an upper bound, late by up to the gaps between them."""
     marks: tuple[str, ...] = ()
     """What the stream showed of its dialect: ``role_chunk``, ``reasoning``, ``tool_calls``,
     ``token_ids``, ``timings``, ``matched_stop``, ``usage_with_text``, ``no_done``."""
@@ -123,6 +127,7 @@ class RequestRecord:
             "token_sources": self.token_sources,
             "usage_mode": self.usage_mode,
             "marks": list(self.marks),
+            "first_read_events": self.first_read_events,
             "prompt_tokens": self.prompt_tokens,
             "expected_prompt_tokens": self.expected_prompt_tokens,
             "max_tokens": self.max_tokens,
