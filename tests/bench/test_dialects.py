@@ -1,6 +1,6 @@
 """Every streaming dialect, timed against the test server's own send times.
 
-Each test runs the synthetic server in one dialect (``support.sse_server.DIALECTS`` says
+Each test runs the synthetic server in one dialect (``support.sse_dialects.DIALECTS`` says
 what each sends and the public source it was read from) at concurrency 16 on an exact
 schedule; the client's TTFT, TPOT, ITL and E2E must equal the server's recorded send times
 within 1 ms (in one of several tries: see ``equal_the_truth``) and its output tokens must
@@ -170,3 +170,11 @@ def word_tokenizer(folder: Path) -> Path:
     path = folder / "tokenizer.json"
     tokenizer.save(str(path))
     return path
+
+
+def test_every_dialect_names_its_source() -> None:
+    from support.sse_dialects import DIALECTS
+
+    assert set(DIALECTS) == {"vllm", "sglang", "tgi", "llamacpp", "openai"}
+    for name, text in DIALECTS.items():
+        assert "https://github.com/" in text or "vllm/entrypoints/" in text, name
