@@ -72,7 +72,8 @@ class _StreamSink:
     """Reads one streamed answer: events, their arrival times and what they say."""
 
     __slots__ = ("cumulative", "decoder", "done", "error", "error_body", "events", "finish",
-                 "ids", "kind", "marks", "status", "texts", "times", "usage_in", "usage_out")
+                 "ids", "kind", "marks", "status", "texts", "times", "usage_chunk", "usage_in",
+                 "usage_out")
 
     def __init__(self) -> None:
         self.decoder = SseDecoder()
@@ -90,6 +91,8 @@ class _StreamSink:
         self.kind = "stream"
         self.events = 0
         self.marks: set[str] = set()
+        self.usage_chunk = False
+        """A usage-only chunk came (OpenAI's and TGI's last event)."""
 
     def head(self, head: ResponseHead, now: float) -> None:
         self.status = head.status
@@ -130,6 +133,8 @@ class _StreamSink:
                     self._mark(chunk.reasoning, chunk.tool_call, chunk.marks)
                 if used is not None and chunk.text:
                     self.marks.add("usage_with_text")
+            elif used is not None:
+                self.usage_chunk = True
             if used is not None:
                 self.usage_out = used if self.usage_out is None else max(self.usage_out, used)
             if chunk.prompt_tokens is not None:
@@ -210,8 +215,9 @@ class StreamClient:
         if failure is None and sink.kind == "status":
             failure = ("http_status", f"HTTP {sink.status}: "
                        f"{sink.error_body.decode('utf-8', 'replace')}")
-        if failure is None and not sink.done and sink.finish is None and sink.usage_out is None:
-            failure = ("incomplete", "the stream ended without [DONE], a finish reason or usage")
+        if failure is None and not sink.done and sink.finish is None and not sink.usage_chunk:
+            failure = ("incomplete", "the stream ended without [DONE], a finish reason or a "
+                       "final usage event")
         error = None
         if failure is not None:
             error = RequestError(failure[0], failure[1],  # type: ignore[arg-type]
