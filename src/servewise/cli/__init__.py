@@ -27,13 +27,15 @@ except ImportError:  # pragma: no cover - typer with click as a dependency
 
 from servewise.cli import bench, build, diagnose, images
 from servewise.cli import diff as diff_command
+from servewise.cli import launch as launch_commands
 from servewise.cli import plan as plan_commands
 from servewise.cli import version as version_command
 from servewise.cli._common import app, render_error
 from servewise.errors import ServewiseError, UsageError
 
 __all__ = [
-    "app", "bench", "build", "diagnose", "diff_command", "images", "main", "plan_commands",
+    "app", "bench", "build", "diagnose", "diff_command", "images", "launch_commands", "main",
+    "plan_commands",
     "run", "version_command",
 ]
 
