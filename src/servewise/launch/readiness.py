@@ -27,6 +27,8 @@ def port_free(host: str, port: int) -> bool:
     """Whether nothing listens on ``host:port`` (a bind succeeds)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as sock:
+        # Connections in TIME_WAIT are no listener: only a live one makes the bind fail.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError:

@@ -185,9 +185,10 @@ class _LogPump:
         if self._pending:
             self._lines(self._pending + b"\n")
             self._pending = b""
-        if self.sink is not None:
-            with contextlib.suppress(OSError):
-                self.sink.close()
+        for handle in (self.sink, self.source):
+            if handle is not None:
+                with contextlib.suppress(OSError):
+                    handle.close()
 
     def _follow(self) -> None:
         handle = None
@@ -236,8 +237,24 @@ class _LogPump:
             if self.on_line is not None:
                 self.on_line(line)
 
+    def close_quiet_event(self) -> None:
+        """After :data:`SETTLE_SECONDS` of quiet, judge an error message left open.
+
+        The scanner keeps an exception open while more of it may follow; an engine whose
+        worker died may print nothing more, so the open event is closed and classified.
+        (The scanner has no public call for this short of ``finish``.)
+        """
+        if time.monotonic() - self.last_data < SETTLE_SECONDS:
+            return
+        with self.lock:
+            assembler = self.scanner._assembler
+            if assembler.busy and self.scan_error is None:
+                for event in assembler.flush():
+                    self.scanner._event(event)
+
     def fatal(self) -> bool:
         """Whether the rules have seen a cause (not just an unclassified error)."""
+        self.close_quiet_event()
         if not self.scanner.failure_seen:
             return False
         with self.lock:
@@ -309,12 +326,14 @@ class EngineRun:
             return self._end("port_in_use", f"port {spec.port} on {spec.host} is already in use",
                              "process", hint="stop what listens there (`ss -ltnp | grep "
                              f":{spec.port}`), or pass another --port")
+        log = None
         try:
             spec.log_path.parent.mkdir(parents=True, exist_ok=True)
-            log = spec.log_path.open("ab")
+            log = spec.log_path.open("ab", buffering=0)
             log.write(("$ " + " ".join(spec.argv) + "\n").encode())
-            log.flush()
         except OSError as error:
+            if log is not None:
+                log.close()
             return self._end("log_error", f"cannot write the log {spec.log_path}: "
                              f"{error.strerror or error}", "process",
                              hint="free disk space, or set SERVEWISE_CACHE_DIR elsewhere")
