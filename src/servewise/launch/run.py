@@ -299,8 +299,13 @@ class EngineRun:
             stopped = self.stop()
             if self.result is not None and self.result.stopped is None:
                 self.result = replace(self.result, stopped=stopped)
-        elif self.pump is not None:
-            self.pump.stop(timeout=1.0)
+        else:
+            if self.pump is not None:
+                self.pump.stop(timeout=1.0)
+            if self.process is not None:
+                # Detached on purpose: the engine outlives this object (and servewise).
+                # Popen would warn that it is "still running" when collected.
+                self.process.returncode = 0
 
     # -- start and wait ---------------------------------------------------------------
 
