@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
@@ -41,7 +42,7 @@ def command(model: Path) -> tuple[str, ...]:
             "{value}", "--enforce-eager")
 
 
-def one(model: Path, logs: Path, hints: bool) -> dict[str, object]:
+def one(model: Path, logs: Path, hints: bool) -> dict[str, Any]:
     """One search; its launches, wall time and answer."""
     param = PARAMS["max-model-len"]
     argv = command(model)
@@ -72,7 +73,7 @@ def main() -> int:
             row = one(model, work / "logs", hints)
             print(json.dumps(row), flush=True)
             runs.append(row)
-    summary = {}
+    summary: dict[str, Any] = {}
     for mode in ("servewise", "baseline"):
         rows = [r for r in runs if r["mode"] == mode]
         summary[mode] = {"launches": statistics.median(r["launches"] for r in rows),

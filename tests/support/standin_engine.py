@@ -39,7 +39,7 @@ KV_ERROR = (
 class Handler(BaseHTTPRequestHandler):
     """/health and /v1/models like vLLM's server."""
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's spelling
+    def do_GET(self) -> None:
         if self.path == "/health":
             body = b""
         elif self.path == "/v1/models":
@@ -90,7 +90,7 @@ def main() -> int:
     print(f"INFO standin engine pid={os.getpid()} starting", flush=True)
     if args.exit is not None:
         print("ERROR something went wrong", flush=True)
-        return args.exit
+        return int(args.exit)
     if args.spam:
         line = "INFO " + "x" * 200 + "\n"
         while True:

@@ -159,9 +159,9 @@ def launch(
             argv = docker_argv(docker, argv, engine, chosen, name=f"servewise-{run_id}",
                                env=environment)
         if dry_run:
-            document = {"argv": argv, "engine": engine, "port": chosen}
+            planned = {"argv": argv, "engine": engine, "port": chosen}
             if as_json:
-                emit_json(document)
+                emit_json(planned)
             else:
                 import shlex
 
