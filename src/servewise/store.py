@@ -63,7 +63,7 @@ _MIGRATIONS: tuple[str, ...] = (
     """,
     # launch: one row per engine launch (a search's attempts too), one per search.
     """
-    CREATE TABLE launches (
+    CREATE TABLE IF NOT EXISTS launches (
         run_id TEXT PRIMARY KEY,
         search_id TEXT,
         created_at REAL NOT NULL,
@@ -72,9 +72,9 @@ _MIGRATIONS: tuple[str, ...] = (
         document TEXT NOT NULL
     )
     """,
-    "CREATE INDEX launches_by_search ON launches (search_id, created_at)",
+    "CREATE INDEX IF NOT EXISTS launches_by_search ON launches (search_id, created_at)",
     """
-    CREATE TABLE searches (
+    CREATE TABLE IF NOT EXISTS searches (
         search_id TEXT PRIMARY KEY,
         created_at REAL NOT NULL,
         updated_at REAL NOT NULL,
