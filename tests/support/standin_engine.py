@@ -37,10 +37,10 @@ KV_ERROR = (
 
 
 class Handler(BaseHTTPRequestHandler):
-    """/health and /v1/models like vLLM's server."""
+    """/health and /v1/models like vLLM's server; SGLang's /health_generate."""
 
     def do_GET(self) -> None:
-        if self.path == "/health":
+        if self.path in ("/health", "/health_generate"):
             body = b""
         elif self.path == "/v1/models":
             body = json.dumps({"object": "list", "data": [{"id": "standin"}]}).encode()

@@ -167,7 +167,8 @@ class _LogPump:
     def stop(self, timeout: float = 5.0) -> None:
         """Stop following (a file) or wait for the pipe's end; then flush the last line."""
         self._stop.set()
-        self._thread.join(timeout)
+        if self._thread.ident is not None:  # interrupted before it started: nothing to join
+            self._thread.join(timeout)
 
     def _run(self) -> None:
         if self.source is not None:
@@ -364,18 +365,19 @@ class EngineRun:
 
     def wait_ready(self) -> LaunchResult:
         """Start (if not yet) and wait: ready, failed, timed out or interrupted."""
-        if self.process is None and self.result is None:
-            early = self.start()
-            if early is not None:
-                return early
-        if self.result is not None and self.process is None:
-            return self.result
-        assert self.process is not None and self.pump is not None
-        spec, process, pump = self.spec, self.process, self.pump
-        probe = ReadinessProbe(spec.host, spec.port, spec.engine)
-        deadline = self.started + spec.timeout_s
         stage = "process"
+        probe: ReadinessProbe | None = None
         try:
+            if self.process is None and self.result is None:
+                early = self.start()
+                if early is not None:
+                    return early
+            if self.result is not None and self.process is None:
+                return self.result
+            assert self.process is not None and self.pump is not None
+            spec, process, pump = self.spec, self.process, self.pump
+            probe = ReadinessProbe(spec.host, spec.port, spec.engine)
+            deadline = self.started + spec.timeout_s
             while True:
                 code = process.poll()
                 if code is not None:
@@ -412,7 +414,8 @@ class EngineRun:
             return self._end("interrupted", f"interrupted by {what} before the engine was ready",
                              stage)
         finally:
-            probe.close()
+            if probe is not None:
+                probe.close()
 
     def _stage(self, stage: str) -> None:
         if self.on_stage is not None:
