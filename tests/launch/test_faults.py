@@ -156,3 +156,34 @@ def test_watchdog_stops_the_group_when_servewise_dies(standin: Standin, tmp_path
     left = group_members(leader)
     stop_group(leader, grace=0.5)  # never leave a process behind, even when the test fails
     assert left == []
+
+
+class _FullDisk:
+    """A log file on a disk that has just filled up."""
+
+    def write(self, data: bytes) -> int:
+        import errno
+
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_disk_fills_while_streaming(standin: Standin, tmp_path: Path) -> None:
+    argv, port = standin("--spam", "--child")
+    spec = LaunchSpec(argv=tuple(argv), engine=None, port=port,
+                      log_path=tmp_path / "engine.log", timeout_s=30, grace_s=2)
+    with EngineRun(spec) as engine:
+        assert engine.start() is None and engine.pump is not None
+        assert engine.process is not None
+        pgid = engine.process.pid
+        original, engine.pump.sink = engine.pump.sink, _FullDisk()  # type: ignore[assignment]
+        assert original is not None
+        original.close()
+        result = engine.wait_ready()
+    assert result.outcome == "log_error" and "No space left" in result.message
+    assert group_members(pgid) == []

@@ -88,3 +88,29 @@ def test_sglang_readiness_asks_health_generate(standin: Standin) -> None:
     finally:
         probe.close()
         stop_group(engine.pid, engine, grace=2)
+
+
+def test_foreground_launch_serves_until_ctrl_c(standin: Standin, store_dir: Path,
+                                               tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    argv, port = standin("--child", "--pidfile", str(pidfile))
+    env = {**os.environ, "SERVEWISE_CACHE_DIR": str(store_dir)}
+    process = servewise("launch", "--json", "--port", str(port), "--", *argv, env=env)
+    assert process.stdout is not None
+    first = process.stdout.readline()  # the ready document (indented JSON) comes first
+    lines = [first]
+    while not lines[-1].startswith("}"):
+        lines.append(process.stdout.readline())
+    document = json.loads("".join(lines))
+    assert document["ready"] and document["stopped"] is None
+    leader = wait_for(pidfile)[0]
+    assert len(group_members(leader)) == 2  # still serving
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    left = group_members(leader)
+    stop_group(leader, grace=0.5)
+    assert left == [] and process.returncode == 0, err
+    with Store(store_dir / "servewise.db") as store:
+        stored = store.launch(document["run_id"])
+        assert stored is not None and stored["ended"] == "stopped by the user"
+        assert stored["stopped"] == "terminated"
