@@ -17,6 +17,7 @@ from typing import Any
 
 from servewise.errors import ServewiseError, UsageError
 from servewise.launch.command import engine_args, engine_of, fill
+from servewise.launch.process import Terminated
 from servewise.launch.run import EngineRun, LaunchResult, LaunchSpec, new_run_id
 from servewise.launch.strategy import PARAMS, Bounds, Param, next_value, snap, verdict
 
@@ -204,8 +205,12 @@ def run_search(options: SearchOptions, *, record: Recorder | None = None,
                                   f"for a reason the value does not change: "
                                   f"{attempt.result.message}")
                 break
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated):
         result.status, result.message = "interrupted", "interrupted between attempts"
+    except BaseException as error:
+        result.status, result.message = "error", f"{type(error).__name__}: {error}"
+        save()  # the store says how it ended, even on a bug
+        raise
     save()
     return result
 
