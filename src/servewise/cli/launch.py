@@ -149,9 +149,9 @@ def launch(
         environment = _env(env)
         engine = engine_of(argv)
         if port is None and "{port}" in " ".join(argv):
-            from servewise.launch.search import _free_port
+            from servewise.launch.readiness import free_port
 
-            port = _free_port("127.0.0.1")
+            port = free_port()
         argv = fill(argv, port=port)
         argv, chosen = with_port(argv, engine, port)
         run_id = new_run_id()

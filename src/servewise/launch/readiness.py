@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["STAGES", "ReadinessProbe", "port_free"]
+__all__ = ["STAGES", "ReadinessProbe", "free_port", "port_free"]
 
 STAGES = ("process", "port", "health", "models", "health_generate", "ready")
 """The stages in order; ``process``: alive, nothing answers yet."""
@@ -34,6 +34,15 @@ def port_free(host: str, port: int) -> bool:
         except OSError:
             return False
     return True
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port on ``host`` that was free a moment ago (for ``{port}``)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
 
 
 class ReadinessProbe:

@@ -18,6 +18,7 @@ from typing import Any
 from servewise.errors import ServewiseError, UsageError
 from servewise.launch.command import engine_args, engine_of, fill
 from servewise.launch.process import Terminated
+from servewise.launch.readiness import free_port
 from servewise.launch.run import EngineRun, LaunchResult, LaunchSpec, new_run_id
 from servewise.launch.strategy import PARAMS, Bounds, Param, next_value, snap, verdict
 
@@ -144,15 +145,6 @@ def engine_hint(param: Param, result: LaunchResult) -> float | None:
     return None
 
 
-def _free_port(host: str) -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 Recorder = Callable[[str, dict[str, Any], str | None], None]
 """Called as ``record(kind, document, search_id)`` with ``launch`` or ``search`` documents."""
 
@@ -225,7 +217,7 @@ def _done_text(param: Param, bounds: Bounds) -> str:
 
 def _attempt(options: SearchOptions, engine: str | None, value: float,
              record: Recorder | None, on_line: Callable[[str], None] | None) -> Attempt:
-    port = _free_port(options.host)
+    port = free_port(options.host)
     argv = fill(options.argv, value=value_text(options.param, value), port=port)
     run_id = new_run_id("launch")
     spec = LaunchSpec(argv=tuple(argv), engine=engine, port=port,
