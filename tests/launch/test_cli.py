@@ -83,8 +83,8 @@ def test_search_stops_on_an_unrelated_failure(standin: Standin, store_dir: Path,
 
 def test_bad_usage(tmp_path: Path, store_dir: Path, capsys: pytest.CaptureFixture[str]
                    ) -> None:
-    code, out = call(capsys, "launch", "--json", "--recipe", "x")
-    assert code == 2 and "not available" in json.loads(out)["message"]
+    code, out = call(capsys, "launch", "--json", "--recipe", "no/such/recipe")
+    assert code == 2 and "no recipe" in json.loads(out)["message"]
     code, out = call(capsys, "launch", "--json")
     assert code == 2 and "give the command once" in json.loads(out)["message"]
     code, out = call(capsys, "search", "--param", "tp", "--json", "--", "x", "{value}")
@@ -105,3 +105,23 @@ def test_docker_dry_run_and_from_check(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 0 and argv[:2] == ["docker", "run"]
     assert argv[-2:] == ["vllm/vllm-openai:v0.32.0", "/models/m"]  # vLLM's default port
     assert "8000:8000" in argv and "/models/m:/models/m:ro" in argv
+
+
+def test_recipe_dry_run(capsys: pytest.CaptureFixture[str]) -> None:
+    recipe = "vllm/deepseek-v4-flash-0731-nvfp4/rtx-pro-6000-max-q/tp2"
+    code, out = call(capsys, "launch", "--recipe", recipe, "--dry-run", "--json")
+    document = json.loads(out)
+    assert code == 0 and document["engine"] == "vllm" and document["port"] == 8000
+    argv = document["argv"]
+    assert argv[:2] == ["vllm", "serve"] and "--kv-cache-dtype" in argv
+    assert argv[argv.index("--max-model-len") + 1] == "250000"  # the seed's final command
+
+
+def test_check_result_with_its_env(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                   ) -> None:
+    check = tmp_path / "check.json"
+    check.write_text(json.dumps({"command": {"argv": ["vllm", "serve", "/m"],
+                                             "env": {"VLLM_USE_DEEP_GEMM": "0"}}}))
+    code, out = call(capsys, "launch", "--from-check", str(check), "--docker", "img",
+                     "--dry-run", "--json")
+    assert code == 0 and "VLLM_USE_DEEP_GEMM=0" in json.loads(out)["argv"]

@@ -60,8 +60,10 @@ def test_docker_argv() -> None:
 
 def test_check_document(tmp_path: Path) -> None:
     path = tmp_path / "check.json"
-    path.write_text(json.dumps({"command": {"argv": VLLM}}))
-    assert read_check_file(path) == VLLM
+    path.write_text(json.dumps({"command": {"argv": VLLM, "env": {"A": "1"}}}))
+    assert read_check_file(path) == (VLLM, {"A": "1"})
+    with pytest.raises(UsageError, match="env"):
+        parse_check_document('{"command": {"argv": ["x"], "env": [1]}}', "x.json")
     with pytest.raises(UsageError, match="no command"):
         parse_check_document('{"command": {}}', "x.json")
     with pytest.raises(UsageError, match="not JSON"):

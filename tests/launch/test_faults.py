@@ -154,8 +154,19 @@ def test_watchdog_stops_the_group_when_servewise_dies(standin: Standin, tmp_path
     while group_members(leader) and time.monotonic() < deadline:
         time.sleep(0.2)
     left = group_members(leader)
+    detail = {pid: (Path(f"/proc/{pid}/stat").read_text() if Path(f"/proc/{pid}").exists()
+                    else "") for pid in left}
+    watchdogs = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and
+                 b"launch.watchdog" in _cmdline(p)]
     stop_group(leader, grace=0.5)  # never leave a process behind, even when the test fails
-    assert left == []
+    assert left == [], (detail, watchdogs, leader)
+
+
+def _cmdline(path: Path) -> bytes:
+    try:
+        return (path / "cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 class _FullDisk:

@@ -35,12 +35,22 @@ EnvOption = Annotated[list[str] | None, typer.Option(
     help="Set an environment variable for the engine (repeatable).")]
 
 
-def recipe_command(recipe_id: str) -> list[str]:
-    """The launch command of recipe ``recipe_id`` (the recipe database's render)."""
-    raise UsageError(
-        f"--recipe {recipe_id}: launching from a recipe is not available in this build",
-        hint="render the recipe's command and pass it after `--`, or use --from-check FILE",
-        found=recipe_id)
+def recipe_command(recipe_id: str) -> tuple[list[str], dict[str, str]]:
+    """The launch command and environment of recipe ``recipe_id`` (the recipe database)."""
+    from servewise.recipes import load_recipes, render
+
+    recipe = load_recipes().get(recipe_id)
+    if recipe is None:
+        raise UsageError(f"no recipe {recipe_id!r}", found=recipe_id,
+                         hint="`servewise recipe list` lists the ids; `servewise recipe match "
+                         "MODEL --gpu NAME:COUNT` finds one")
+    rendered = render(recipe, format=recipe.engine)
+    if len(rendered.commands) > 1:
+        raise UsageError(f"recipe {recipe_id} runs on {len(rendered.commands)} nodes; launch "
+                         "starts one local engine", found=recipe_id,
+                         hint=f"`servewise recipe render {recipe_id}` prints each node's "
+                         "command; launch each on its node with `servewise launch -- ...`")
+    return list(rendered.argv), dict(rendered.commands[0].env)
 
 
 def _env(items: list[str] | None) -> dict[str, str]:
@@ -76,7 +86,7 @@ def _echo_line(line: str) -> None:
 
 
 def _command_from(command: list[str] | None, recipe: str | None, from_check: Path | None
-                  ) -> list[str]:
+                  ) -> tuple[list[str], dict[str, str]]:
     from servewise.launch.command import read_check_file
 
     sources = [name for name, given in (("COMMAND", bool(command)), ("--recipe", recipe),
@@ -91,7 +101,7 @@ def _command_from(command: list[str] | None, recipe: str | None, from_check: Pat
     if from_check is not None:
         return read_check_file(from_check)
     assert command
-    return list(command)
+    return list(command), {}
 
 
 def _render_result(result: LaunchResult) -> None:
@@ -145,8 +155,8 @@ def launch(
     from servewise.launch.run import EngineRun, LaunchSpec, new_run_id
 
     try:
-        argv = _command_from(command, recipe, from_check)
-        environment = _env(env)
+        argv, given_env = _command_from(command, recipe, from_check)
+        environment = {**given_env, **_env(env)}
         engine = engine_of(argv)
         if port is None and "{port}" in " ".join(argv):
             from servewise.launch.readiness import free_port

@@ -173,8 +173,11 @@ def _model_paths(args: Sequence[str], engine: str | None) -> list[str]:
     return [token for token in candidates if token.startswith("/")]
 
 
-def parse_check_document(text: str, source: str) -> list[str]:
-    """The argv of a ``servewise check --json`` document: ``{"command": {"argv": [...]}}``."""
+def parse_check_document(text: str, source: str) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment of a ``servewise check --json`` document.
+
+    The contract is ``{"command": {"argv": [...], "env": {...}}}`` (``env`` optional).
+    """
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -189,11 +192,18 @@ def parse_check_document(text: str, source: str) -> list[str]:
             hint="`servewise check ... --json` writes it as {\"command\": {\"argv\": [...]}}",
             expected='{"command": {"argv": ["vllm", "serve", ...]}}',
             found=type(argv).__name__ if argv is not None else "no command.argv")
-    return list(argv)
+    assert isinstance(command, dict)
+    env = command.get("env") or {}
+    if not isinstance(env, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise UsageError(f"{source}: command.env is not an object of strings",
+                         expected='{"KEY": "VALUE"}', found=type(env).__name__,
+                         hint="write it with `servewise check MODEL --gpu NAME --json > FILE`")
+    return list(argv), dict(env)
 
 
-def read_check_file(path: Path) -> list[str]:
-    """The argv of a saved ``servewise check --json`` result."""
+def read_check_file(path: Path) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment of a saved ``servewise check --json`` result."""
     try:
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as error:

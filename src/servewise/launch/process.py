@@ -25,8 +25,9 @@ from typing import IO, Any
 from servewise.errors import UsageError
 
 __all__ = [
-    "GRACE_SECONDS", "Terminated", "group_alive", "group_members", "process_start_time",
-    "spawn", "start_watchdog", "stop_group", "terminate_as_interrupt",
+    "GRACE_SECONDS", "Terminated", "check_stop", "group_alive", "group_members",
+    "process_start_time", "spawn", "start_watchdog", "stop_group", "stop_requested",
+    "terminate_as_interrupt", "watch_group",
 ]
 
 GRACE_SECONDS = 15.0
@@ -35,24 +36,53 @@ _PR_SET_PDEATHSIG = 1
 
 
 class Terminated(BaseException):
-    """servewise itself got SIGTERM: unwinds like Ctrl-C so the engine is stopped first."""
+    """servewise was asked to stop (SIGTERM, or Ctrl-C under :func:`terminate_as_interrupt`)."""
+
+
+_STOP_REQUESTED: list[str] = []
+
+
+def stop_requested() -> str | None:
+    """``SIGTERM`` or ``Ctrl-C`` once one arrived inside :func:`terminate_as_interrupt`."""
+    return _STOP_REQUESTED[0] if _STOP_REQUESTED else None
+
+
+def check_stop() -> None:
+    """Raise :class:`Terminated` when a stop was requested (called by the wait loops)."""
+    if _STOP_REQUESTED:
+        raise Terminated(_STOP_REQUESTED[0])
 
 
 @contextlib.contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
-    """Within the block, SIGTERM to this process raises :class:`Terminated` (main thread)."""
-    def handler(signum: int, frame: Any) -> None:
-        raise Terminated()
+    """Within the block, SIGTERM and SIGINT only *request* a stop (main thread only).
 
+    The handlers record the signal; the wait loops call :func:`check_stop` between their
+    steps. An exception raised straight from a handler can be lost (Python swallows one
+    raised inside a callback such as an import lock's), and the engine would then never be
+    stopped.
+    """
+    names = {signal.SIGTERM: "SIGTERM", signal.SIGINT: "Ctrl-C"}
+
+    def handler(signum: int, frame: Any) -> None:
+        if not _STOP_REQUESTED:
+            _STOP_REQUESTED.append(names.get(signal.Signals(signum), str(signum)))
+
+    previous: dict[signal.Signals, Any] = {}
     try:
-        previous = signal.signal(signal.SIGTERM, handler)
+        for signum in names:
+            previous[signum] = signal.signal(signum, handler)
     except ValueError:  # not the main thread: leave signals alone
+        for signum, old in previous.items():
+            signal.signal(signum, old)
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+        _STOP_REQUESTED.clear()
 
 
 def _death_signal() -> None:  # pragma: no cover - runs in the child between fork and exec
@@ -88,18 +118,28 @@ def spawn(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path | None,
                          hint="check the command after `--`") from None
 
 
-def start_watchdog(pgid: int, grace: float = GRACE_SECONDS) -> subprocess.Popen[bytes]:
-    """A process that stops group ``pgid`` once this process is gone, or exits with the group.
+def start_watchdog(grace: float = GRACE_SECONDS) -> subprocess.Popen[bytes]:
+    """A process that stops a group once this process is gone, or exits with the group.
 
-    It runs :mod:`servewise.launch.watchdog` in a session of its own, so that neither
-    Ctrl-C nor the death of servewise reaches it before it has done its job.
+    It runs :mod:`servewise.launch.watchdog` in a session of its own (so neither Ctrl-C nor
+    the death of servewise reaches it) and is started *before* the engine: it reads the
+    engine's group id from its standard input (:func:`watch_group`), so there is no moment
+    at which an engine runs unwatched.
     """
     return subprocess.Popen(
-        [sys.executable, "-m", "servewise.launch.watchdog", str(os.getpid()), str(pgid),
-         str(grace)],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", "servewise.launch.watchdog", str(os.getpid()), str(grace)],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True, close_fds=True,
     )
+
+
+def watch_group(watchdog: subprocess.Popen[bytes], pgid: int | None) -> None:
+    """Tell ``watchdog`` the group to watch (None: nothing was started; it exits)."""
+    assert watchdog.stdin is not None
+    with contextlib.suppress(OSError):
+        if pgid is not None:
+            watchdog.stdin.write(f"{pgid}\n".encode())
+        watchdog.stdin.close()
 
 
 def group_members(pgid: int) -> list[int]:

@@ -35,10 +35,12 @@ from servewise.launch.hints import EngineNumbers
 from servewise.launch.process import (
     GRACE_SECONDS,
     Terminated,
+    check_stop,
     process_start_time,
     spawn,
     start_watchdog,
     stop_group,
+    watch_group,
 )
 from servewise.launch.readiness import ReadinessProbe, port_free
 
@@ -344,22 +346,28 @@ class EngineRun:
                              f"{error.strerror or error}", "process",
                              hint="free disk space, or set SERVEWISE_CACHE_DIR elsewhere")
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **spec.env}
+        # The scanner loads the diagnose rules (slow): before the engine starts, so that the
+        # watchdog learns the engine's group the moment it exists.
+        pump = _LogPump(None, spec.log_path, None if spec.detach else log, self.on_line)
+        if not spec.detach:
+            self.watchdog = start_watchdog(spec.grace_s)
         try:
-            if spec.detach:
-                with log:
-                    self.process = spawn(spec.argv, env=env, cwd=None, stdout=log,
-                                         tie_to_parent=False)
-                self.pump = _LogPump(None, spec.log_path, None, self.on_line)
-            else:
-                self.process = spawn(spec.argv, env=env, cwd=None, stdout=subprocess.PIPE,
-                                     tie_to_parent=True)
-                self.pump = _LogPump(self.process.stdout, spec.log_path, log, self.on_line)
+            self.process = spawn(spec.argv, env=env, cwd=None,
+                                 stdout=log if spec.detach else subprocess.PIPE,
+                                 tie_to_parent=not spec.detach)
         except ServewiseError as error:
             log.close()
+            self._release_watchdog()
             return self._end("start_error", error.message, "process", hint=error.hint)
+        finally:
+            if self.watchdog is not None:
+                watch_group(self.watchdog, self.process.pid if self.process else None)
+        if spec.detach:
+            log.close()
+        else:
+            pump.source = self.process.stdout
+        self.pump = pump
         self.start_time = process_start_time(self.process.pid)
-        if not spec.detach:
-            self.watchdog = start_watchdog(self.process.pid, spec.grace_s)
         self.pump.start()
         return None
 
@@ -379,6 +387,7 @@ class EngineRun:
             probe = ReadinessProbe(spec.host, spec.port, spec.engine)
             deadline = self.started + spec.timeout_s
             while True:
+                check_stop()
                 code = process.poll()
                 if code is not None:
                     pump.stop()
@@ -410,7 +419,8 @@ class EngineRun:
                     self._stage(stage)
                 time.sleep(POLL_SECONDS)
         except (KeyboardInterrupt, Terminated) as interrupt:
-            what = "Ctrl-C" if isinstance(interrupt, KeyboardInterrupt) else "SIGTERM"
+            what = "Ctrl-C" if isinstance(interrupt, KeyboardInterrupt) else (
+                str(interrupt) or "SIGTERM")
             return self._end("interrupted", f"interrupted by {what} before the engine was ready",
                              stage)
         finally:
@@ -434,7 +444,11 @@ class EngineRun:
         """After readiness: wait until the engine exits (its message) or the user stops it."""
         assert self.process is not None
         try:
-            code = self.process.wait()
+            while True:
+                check_stop()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    code = self.process.wait(timeout=POLL_SECONDS)
+                    break
         except (KeyboardInterrupt, Terminated):
             return "stopped by the user"
         return _exit_text(code)
@@ -444,13 +458,20 @@ class EngineRun:
     def stop(self) -> str | None:
         """Stop the engine's whole group; how it ended (None when nothing was started)."""
         if self.process is None:
+            self._release_watchdog()
             return None
         how = stop_group(self.process.pid, self.process, grace=self.spec.grace_s)
         if self.pump is not None:
             self.pump.stop()
+        self._release_watchdog()
+        return how
+
+    def _release_watchdog(self) -> None:
         if self.watchdog is not None:
             with contextlib.suppress(ProcessLookupError):
                 self.watchdog.kill()
             self.watchdog.wait()
+            if self.watchdog.stdin is not None:
+                with contextlib.suppress(OSError):
+                    self.watchdog.stdin.close()
             self.watchdog = None
-        return how

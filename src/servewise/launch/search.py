@@ -17,7 +17,7 @@ from typing import Any
 
 from servewise.errors import ServewiseError, UsageError
 from servewise.launch.command import engine_args, engine_of, fill
-from servewise.launch.process import Terminated
+from servewise.launch.process import Terminated, check_stop
 from servewise.launch.readiness import free_port
 from servewise.launch.run import EngineRun, LaunchResult, LaunchSpec, new_run_id
 from servewise.launch.strategy import PARAMS, Bounds, Param, next_value, snap, verdict
@@ -170,6 +170,7 @@ def run_search(options: SearchOptions, *, record: Recorder | None = None,
         options.start if options.start is not None else options.param.start)
     try:
         while True:
+            check_stop()
             if len(result.attempts) >= options.max_attempts:
                 result.status, result.message = "exhausted", (
                     f"stopped after {options.max_attempts} launches")

@@ -1,6 +1,8 @@
-"""The watchdog: ``python -m servewise.launch.watchdog PARENT PGID GRACE``.
+"""The watchdog: ``python -m servewise.launch.watchdog PARENT GRACE``, the group id on stdin.
 
-It waits while its parent (servewise) lives and the engine's process group has members.
+It is started before the engine and reads the engine's process group id from its standard
+input (end of input without one: nothing to watch). Then it waits while its parent
+(servewise) lives and the group has members.
 When the parent is gone first (killed, crashed), it stops the group: SIGTERM, ``GRACE``
 seconds, SIGKILL. When the group is gone first, it just exits. Standard library only, so it
 starts fast.
@@ -31,8 +33,12 @@ def _alive(pid: int) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    """Watch ``argv = [parent, pgid, grace]``; stop the group when the parent is gone."""
-    parent, pgid, grace = int(argv[0]), int(argv[1]), float(argv[2])
+    """Watch ``argv = [parent, grace]``; stop the group read from stdin when the parent dies."""
+    parent, grace = int(argv[0]), float(argv[1])
+    line = sys.stdin.readline().strip()
+    if not line.isdigit():
+        return 0  # the engine did not start
+    pgid = int(line)
     from servewise.launch.process import group_alive, stop_group
 
     while True:
