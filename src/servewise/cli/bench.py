@@ -338,17 +338,23 @@ def runs(
         with Store() as store:
             if run_id is None:
                 documents = store.bench_runs(limit)
+                from servewise.cli import launch as launches  # launch/search rows
                 if as_json:
                     emit_json([{key: d.get(key) for key in ("run_id", "created_at", "url",
                                                              "model", "endpoint")}
-                               | {"levels": len(d.get("results", []))} for d in documents])
+                               | {"levels": len(d.get("results", []))} for d in documents]
+                              + launches.runs_listing(store, limit))
                     return
                 from servewise.render.bench import runs_table
 
                 out().print(runs_table(documents))
+                launches.print_runs(store, limit)
                 return
             document = store.bench_run(run_id)
             if document is None:
+                from servewise.cli import launch as launches  # a launch or a search id
+                if launches.show_run(store, run_id, as_json):
+                    return
                 raise UsageError(f"no benchmark run {run_id!r} in the store",
                                  hint="`servewise runs` lists the stored runs")
             records = store.bench_requests(run_id) if (requests or plot) else []
