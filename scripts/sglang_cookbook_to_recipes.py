@@ -39,7 +39,8 @@ LATENCY_STAT = {"deepseek-v4": "mean", "glm-5.2": "p50"}
 LATENCY_NOTE = {
     "deepseek-v4": "TTFT and TPOT are means (the file sets latencyPercentile: Mean).",
     "glm-5.2": "The file names no latency statistic; stored as p50, the cookbook's convention "
-               "where no latencyPercentile is set (research/bench_recipes.md §1.3).",
+               "where no latencyPercentile is set (sgl-project/sglang "
+               "python/sglang/bench_serving.py).",
 }
 
 

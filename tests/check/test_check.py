@@ -214,3 +214,20 @@ def test_k8s_without_an_image_says_which_option(capsys: pytest.CaptureFixture[st
                           "--engine", "sglang", "--format", "k8s")
     assert code == 2
     assert "--image" in str(report.get("hint"))
+
+
+def test_check_and_recipes_cite_no_project_notes(capsys: pytest.CaptureFixture[str]) -> None:
+    """``seeds/…`` and ``research/…`` are project files a package user does not have."""
+    import re
+
+    from servewise.recipes import load_recipes
+
+    internal = re.compile(r"\b(?:seeds|research)/[\w.-]+")
+    runs = [["check", SEED_MODEL, "--gpu", SEED_GPU, "--json", "--verbose"],
+            ["check", "deepseek-ai/DeepSeek-V4-Flash-0731", "--gpu", "h200:8", "--engine",
+             "sglang", "--format", "markdown", "--verbose"]]
+    runs += [["recipe", "show", recipe.id, "--json"] for recipe in load_recipes()]
+    for argv in runs:
+        run(argv)
+        captured = capsys.readouterr()
+        assert internal.findall(captured.out + captured.err) == [], argv

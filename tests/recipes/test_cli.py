@@ -38,7 +38,8 @@ def test_list_and_filters() -> None:
 def test_show() -> None:
     code, out, _ = run("recipe", "show", SEED)
     assert code == 0
-    assert "seeds/000_bdb190ccbbf7e18b.txt" in out and "--kv-cache-dtype fp8" in out
+    assert "huggingface.co/MJPansa/DeepSeek-V4-Flash-0731-NVFP4" in out
+    assert "--kv-cache-dtype fp8" in out
     code, out, _ = run("recipe", "show", H200, "--json")
     data = json.loads(out)
     assert data["benchmarks"][0]["results"][0]["tokens_per_sec_per_gpu"] == 2994

@@ -90,7 +90,7 @@ def test_the_first_seed_command() -> None:
     assert argv_tools.last_value(argv, "--max-model-len") == "250000"
     assert argv_tools.last_value(argv, "--gpu-memory-utilization") == "0.95"
     assert recipe.match.hw == "rtx-pro-6000-blackwell-max-q" and recipe.match.gpus == 2
-    assert recipe.provenance.source == "seeds/000_bdb190ccbbf7e18b.txt"
+    assert recipe.provenance.source == "https://huggingface.co/MJPansa/DeepSeek-V4-Flash-0731-NVFP4"
     rules = model_rules_for(recipe.checkpoint, "vllm", recipe.min_version)
     assert len(rules) == 4
     assert check_rules(rules, argv) == []
@@ -102,7 +102,7 @@ def test_sglang_deepseek_v4_on_8_h200_carries_a_mem_fraction_at_most_090() -> No
     assert best.recipe.status == "verified"
     fraction = argv_tools.last_value(best.recipe.argv, "--mem-fraction-static")
     assert fraction is not None and float(fraction) <= 0.90
-    assert best.recipe.provenance.source == "seeds/004_e3eb0250b39fb8ba.txt"
+    assert best.recipe.provenance.source == "https://github.com/sgl-project/sglang/pull/33109"
     # the pitfall that fraction avoids, and that the cookbook's older cell still has
     assert pitfalls_for(cc="9.0", engine="sglang", argv=best.recipe.argv) == []
     older = load_recipes().require("sglang/deepseek-v4-flash/h200/fp4/balanced/single")
