@@ -231,3 +231,14 @@ def test_check_and_recipes_cite_no_project_notes(capsys: pytest.CaptureFixture[s
         run(argv)
         captured = capsys.readouterr()
         assert internal.findall(captured.out + captured.err) == [], argv
+
+
+def test_without_a_fitting_recipe_the_near_ones_say_what_differs(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    _, report = _check(capsys, "deepseek-ai/DeepSeek-V4-Flash", "--gpu",
+                       "rtx-pro-6000-blackwell-max-q:2", "--engine", "sglang")
+    assert report["recipe"] is None
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    near = [f for f in findings if f["part"] == "recipe" and "does not fit" in f["message"]]
+    assert near and all("not rtx-pro-6000-blackwell-max-q" in f["message"] for f in near)

@@ -110,6 +110,8 @@ def run_check(
                                 strategy=request.strategy, nodes=request.nodes)
     chosen = next((m for m in matches if m.recipe.status != "unsupported"), None)
     state = _start(request, chosen, matches)
+    if chosen is None:
+        _near_misses(request, recipes, model.ref, state)
     report: BuildReport | None = None
     gate: GateResult | None = None
     if request.build is not None:
@@ -131,8 +133,8 @@ def run_check(
         settings=state.settings.to_dict(),
         command=command,
         recipe=chosen.to_dict() if chosen else None,
-        gate={**gate.to_dict(), "engine_core": None if report is None else
-              _engine_core(report)} if gate is not None else None,
+        gate={**gate.to_dict(), "engine": None if report is None else
+              _build_engine(report)} if gate is not None else None,
         plan=_plan_dict(plan) if plan is not None else None,
         other_recipes=tuple({"id": m.recipe.id, "status": m.recipe.status, "reason": m.reason}
                             for m in matches if m is not chosen),
@@ -188,6 +190,21 @@ def _readable_version(text: str | None) -> str | None:
     except UsageError:
         return None
     return first
+
+
+def _near_misses(request: CheckRequest, recipes: RecipeBook, ref: str, state: _State) -> None:
+    """Without a fitting recipe: the recipes for this model that do not fit, and why."""
+    seen: set[str] = set()
+    for name in dict.fromkeys((request.model, ref)):
+        misses = recipes.near_misses(model=name, hw=request.gpu, engine=request.engine,
+                                     strategy=request.strategy, nodes=request.nodes)
+        for recipe, why in misses[:3]:
+            if recipe.id in seen:
+                continue
+            seen.add(recipe.id)
+            state.findings.append(Finding(
+                "recipe", "note", f"recipe {recipe.id} ({recipe.status}) does not fit: {why}",
+                source=recipe.provenance.source))
 
 
 def _gate(request: CheckRequest, model: ModelInfo, state: _State,
@@ -257,7 +274,7 @@ def _looks_like_image(ref: str) -> bool:
         and not ref.endswith((".whl", ".tar", ".so"))
 
 
-def _engine_core(report: BuildReport) -> dict[str, Any] | None:
+def _build_engine(report: BuildReport) -> dict[str, Any] | None:
     from servewise.inspect.engine_version import engine_version
 
     found = engine_version(report)
