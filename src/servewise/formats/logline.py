@@ -22,7 +22,18 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["LogLine", "parse_line", "process_label", "strip_ansi"]
+__all__ = ["MAX_LINE_CHARS", "LogLine", "clip_text", "parse_line", "process_label",
+           "strip_ansi"]
+
+MAX_LINE_CHARS = 4096
+"""A message longer than this keeps its first and last halves (see :func:`clip_text`)."""
+MAX_TOKEN_CHARS = 256
+"""A run of non-space characters longer than this (a base64 image, a hex dump) keeps its ends."""
+MAX_SPACE_CHARS = 64
+_TOKEN_KEEP = 120
+_LONG_RUN = re.compile(r"\S{%d}|\s{%d}" % (MAX_TOKEN_CHARS + 1, MAX_SPACE_CHARS + 1))
+_RUNS = re.compile(r"(\s+)")
+ELLIPSIS = "…"
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
 
@@ -50,7 +61,7 @@ _PROCESS = re.compile(
 )
 _NAME_RANKS = re.compile(r"(?<![A-Za-z])(DP|TP|PP|EP|PCP|DCP)(\d+)")
 _NAME_INDEX = re.compile(r"[_-](\d+)$")
-_RAY_REPEATED = re.compile(r"\s*\[repeated (?P<n>\d+)x across cluster\]\s*$")
+_RAY_REPEATED = re.compile(r"\[repeated (?P<n>\d{1,9})x across cluster\]\s{0,64}$")
 
 # -- logger formats ----------------------------------------------------------
 _VLLM = re.compile(
@@ -83,7 +94,7 @@ _WORD_LEVEL = {"TRACE": "debug", "DEBUG": "debug", "VERBOSE": "debug", "INFO": "
                "WARN": "warning", "WARNING": "warning", "ERROR": "error", "CRITICAL": "critical"}
 
 # A tqdm bar glued to the next record when the carriage return was lost.
-_TQDM_GLUE = re.compile(r"\d+%\|[^|\n]*\|[^\[\n]*\[[^\]\n]*\](?=\S)")
+_TQDM_GLUE = re.compile(r"\d{1,3}%\|[^|\n]{0,256}\|[^\[\n]{0,256}\[[^\]\n]{0,256}\](?=\S)")
 _JSON_MESSAGE = re.compile(r'"(?:log|message|msg|MESSAGE)"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
@@ -129,6 +140,31 @@ class _Meta:
     source: str | None = None
     repeated: int = 1
     prefixed: bool = False
+
+
+def clip_text(text: str) -> str:
+    """``text`` with what no rule reads cut short, so that matching stays linear.
+
+    A run of more than :data:`MAX_TOKEN_CHARS` non-space characters (a base64 image, a hex
+    dump, a long prompt) keeps its first and last 120 joined by ``…``; a run of more than
+    :data:`MAX_SPACE_CHARS` spaces becomes one space; a message still longer than
+    :data:`MAX_LINE_CHARS` keeps its first and last halves. Short lines come back as they are.
+    """
+    if len(text) <= MAX_TOKEN_CHARS:
+        return text
+    if _LONG_RUN.search(text) is not None:
+        pieces = []
+        for piece in _RUNS.split(text):
+            if len(piece) > MAX_TOKEN_CHARS and not piece[0].isspace():
+                piece = piece[:_TOKEN_KEEP] + ELLIPSIS + piece[-_TOKEN_KEEP:]
+            elif len(piece) > MAX_SPACE_CHARS and piece[0].isspace():
+                piece = " "
+            pieces.append(piece)
+        text = "".join(pieces)
+    if len(text) > MAX_LINE_CHARS:
+        half = MAX_LINE_CHARS // 2
+        text = f"{text[:half]} {ELLIPSIS} {text[-half:]}"
+    return text
 
 
 def strip_ansi(text: str) -> str:
@@ -188,15 +224,16 @@ def _parse_text(text: str, number: int, meta: _Meta) -> list[LogLine]:
             meta.role = meta.role or "shard"
     if meta.process == "" and (meta.role or meta.ranks or meta.pid is not None):
         meta.process = process_label(meta.role, meta.ranks, meta.pid)
-    return [LogLine(number, message, **vars(meta))]
+    return [LogLine(number, clip_text(message), **vars(meta))]
 
 
 def _strip_prefixes(text: str, meta: _Meta) -> str:
     """Remove every recognised prefix, outermost first, recording what each said."""
-    repeated = _RAY_REPEATED.search(text) if "[repeated " in text else None
+    at = text.rfind("[repeated ")
+    repeated = _RAY_REPEATED.match(text, at) if at >= 0 else None
     if repeated is not None:
+        text = text[:at].rstrip()
         meta.repeated = int(repeated["n"])
-        text = text[: repeated.start()]
     for _ in range(12):
         before = text
         text = _strip_one(text, meta)

@@ -52,6 +52,7 @@ from servewise.knowledge._load import (
 from servewise.knowledge.diagnose_tables import (
     LAYERS,
     DiagnoseTables,
+    bounded_regex,
     expanded_regexes,
     load_diagnose_tables,
 )
@@ -282,7 +283,7 @@ def _signatures(reader: EntryReader, tables: DiagnoseTables,
         if not isinstance(text, str) or not text.strip():
             raise reader.error("signature", f"#{index + 1}: pattern must be a non-empty string")
         expanded = tables.expand(text, reader, "signature")
-        pattern = reader.regex("signature", expanded)
+        pattern = bounded_regex(reader, "signature", expanded)
         literal_text = _UNESCAPE.sub(r"\1", expanded)
         if not any(keyword in literal_text for keyword in keywords):
             raise reader.error(
