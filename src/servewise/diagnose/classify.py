@@ -71,6 +71,7 @@ class _Run:
     stages: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=_HISTORY))
     shutdown_line: int | None = None
     progressed: bool = False
+    serving_line: int | None = None
 
 
 class Classifier:
@@ -137,6 +138,8 @@ class Classifier:
             seen.add(index)
             phase = self._line_markers.get(index)
             if phase is not None:
+                if phase == "serving" and self.run.serving_line is None:
+                    self.run.serving_line = line.number
                 if not marked:
                     self.run.stages.append((line.number, phase))
                     self.run.progressed = True
@@ -195,6 +198,29 @@ class Classifier:
     def facts(self, line: int) -> dict[str, FieldValue]:
         """The facts of the run that ``line`` is in (values seen anywhere in that run)."""
         return {name: value for name, (_, value) in self._run_of(line).facts.items()}
+
+    def serving_line(self, run: int) -> int | None:
+        """The line where run ``run`` came up and began serving, if it did."""
+        for item in self._runs:
+            if item.index == run:
+                return item.serving_line
+        return None
+
+    def request_error(self, match: Match) -> bool:
+        """Whether an unclassified error failed one request of a running server (not the
+        server): it came after the server came up, and the code that raised it answers one
+        request, or its message is about one request."""
+        event = match.event
+        serving = self.serving_line(match.run)
+        if serving is None or event.first_line < serving:
+            return False
+        phase = next((p for p in self.rules.tables.phases if p.id == "serving"), None)
+        if phase is None:
+            return False
+        if any(p.search(frame.path) for p in phase.request_frames for frame in event.frames):
+            return True
+        texts = [event.text, event.header or ""]
+        return any(p.search(text) for p in phase.request_messages for text in texts)
 
     def stage(self, line: int) -> str | None:
         """The last phase a marker line entered before ``line``."""

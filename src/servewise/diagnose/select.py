@@ -188,6 +188,13 @@ class Collector:
         builder = _Builder(self.rules, classifier, gpu_total_gib, gpu_name, data)
         causes = [a for a in data.causes.values() if a.rule.kind == "cause"]
         symptoms = [a for a in data.causes.values() if a.rule.kind == "symptom"]
+        requests = [e for e in data.errors if classifier.request_error(e)]
+        errors = [e for e in data.errors if not classifier.request_error(e)]
+        request_findings = [builder.request(error) for error in _distinct(requests)]
+        if not causes and not symptoms and not data.wrappers and not errors and requests:
+            # A running server that failed some requests: findings, not a failed start.
+            return Diagnosis(None, tuple(request_findings), lines=lines, engine=engine,
+                             runs=classifier.run_count)
         findings = [builder.finding(a) for a in sorted(causes + symptoms,
                                                         key=lambda a: a.first_line)]
         root: Finding | None = None
@@ -196,19 +203,20 @@ class Collector:
             root = next(f for f in findings if f.rule == best.rule.id)
         elif symptoms:
             best = min(symptoms, key=lambda a: (a.tier, a.first_line))
-            earlier = [e for e in data.errors if e.event.match_line < best.first_line
+            earlier = [e for e in errors if e.event.match_line < best.first_line
                        and e.event.process not in best.processes]
             if earlier:
                 root = builder.unknown(earlier[0], data.error_count)
                 findings.insert(0, root)
             else:
                 root = next(f for f in findings if f.rule == best.rule.id)
-        elif data.errors:
-            root = builder.unknown(data.errors[0], data.error_count)
+        elif errors:
+            root = builder.unknown(errors[0], data.error_count)
             findings.append(root)
         else:
             root = builder.missing()
             findings.append(root)
+        findings.extend(request_findings)
         return Diagnosis(root, tuple(findings), lines=lines,
                          engine=classifier.engine(), runs=classifier.run_count)
 
@@ -407,6 +415,17 @@ class _Builder:
             processes=(match.event.process,), first_line=match.event.match_line,
         )
 
+    def request(self, match: Match) -> Finding:
+        """A ``request_error`` finding: one request failed, the server kept serving."""
+        finding = self.unknown(match, 1)
+        from dataclasses import replace
+
+        return replace(finding, category="request_error", kind="finding", fix=Fix((
+            "The server is up: this error failed one request (a client sent something the "
+            "server refused). Fix the request, or the limit it hit (for a prompt over the "
+            "context length: a shorter prompt, or a larger --max-model-len if memory allows).",
+        )), summary="A request failed; the server kept serving")
+
     def missing(self) -> Finding:
         """The ``root_cause_missing`` finding when only wrappers are in the log."""
         rule = self.rules.fallback("root_cause_missing")
@@ -431,6 +450,13 @@ class _Builder:
             processes=tuple(dict.fromkeys(w.event.process for w in self.data.wrappers)),
             first_line=first.event.match_line,
         )
+
+
+def _distinct(errors: list[Match]) -> list[Match]:
+    """Errors without the record that only introduced the traceback after it."""
+    headers = {(e.event.process, e.event.header) for e in errors if e.event.header}
+    return [e for e in errors if not (e.event.kind == "record"
+                                      and (e.event.process, e.event.text.strip()) in headers)]
 
 
 def _extracted(values: dict[str, FieldValue], engine: tuple[str, bool]) -> dict[str, FieldValue]:

@@ -158,6 +158,11 @@ class Phase:
     markers: tuple[str, ...]
     """Literal log text that marks entering this phase."""
     sources: tuple[str, ...]
+    request_frames: tuple[re.Pattern[str], ...] = ()
+    """(serving) Frame paths of the code that answers one request: an error raised there
+    failed that request, not the server."""
+    request_messages: tuple[re.Pattern[str], ...] = ()
+    """(serving) Messages of errors that fail one request (a prompt over the context length)."""
 
 
 @dataclass(frozen=True)
@@ -277,7 +282,8 @@ def _load_phases(user_dir: Path | bool | None) -> tuple[Phase, ...]:
     phases = []
     for entry in _entries("diagnose_phases.toml", "phase", user_dir):
         reader = EntryReader(entry, {"id", "name", "functions", "messages", "innermost",
-                                     "markers", "source", "notes"})
+                                     "markers", "request_frames", "request_messages", "source",
+                                     "notes"})
         phases.append(Phase(
             id=_slug(reader),
             name=reader.string("name"),
@@ -286,6 +292,8 @@ def _load_phases(user_dir: Path | bool | None) -> tuple[Phase, ...]:
             innermost=bounded_regexes(reader, "innermost", required=False),
             markers=reader.strings("markers", required=False),
             sources=reader.sources(),
+            request_frames=bounded_regexes(reader, "request_frames", required=False),
+            request_messages=bounded_regexes(reader, "request_messages", required=False),
         ))
     return tuple(phases)
 
