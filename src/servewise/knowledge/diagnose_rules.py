@@ -394,7 +394,7 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
 
 
 def _advice_fields(advice: str | None) -> tuple[str, ...]:
-    from servewise.diagnose.advice import ADVICE_FIELDS
+    from servewise.knowledge.diagnose_advice import ADVICE_FIELDS
 
     return ADVICE_FIELDS.get(advice or "", ())
 
