@@ -93,6 +93,12 @@ def attribute(event: Event, tables: DiagnoseTables) -> Culprit | None:
     for entry in tables.attributions:
         if not entry.generic and any(pattern.search(text) for pattern in entry.messages):
             return _culprit(entry, None, text.splitlines()[0] if text else "")
+    if event.source == "tensorrt_llm":
+        # TensorRT-LLM's own logger ([TensorRT-LLM][ERROR], [TRT-LLM] [E]): its prefix, removed
+        # from the text, named the library.
+        for entry in tables.attributions:
+            if entry.id == "tensorrt_llm":
+                return _culprit(entry, None, "[TensorRT-LLM] log line")
     for frame in reversed(event.frames):
         found = attribute_path(frame.path, tables)
         if found is not None:

@@ -279,6 +279,10 @@ class Classifier:
         if cause is not None:
             cause.shutdown = shutdown
             return cause
+        if event.kind == "traceback" and event.exception is None and not event.message.strip():
+            # A traceback cut before its exception (the excerpt ends in its frames): it shows
+            # where, not what; like a wrapper, it says the cause is missing from the excerpt.
+            return Match("wrapper", event, run.index, shutdown=shutdown)
         if self._error_like(event):
             return Match("error", event, run.index, shutdown=shutdown)
         return Match("none", event, run.index, shutdown=shutdown)

@@ -292,7 +292,9 @@ class LogScanner:
             line += 1
             floor = pos
             self._budget -= 1
-            if self._budget <= 0 and self._assembler.busy and self._busy < BUSY_LINES:
+            if self._budget <= 0 and self._busy < BUSY_LINES and (
+                    self._assembler.busy or data[pos:pos + 1] in _INDENT):
+                # An open traceback, or an indented line that continues the message above.
                 self._busy += 1
                 self._budget = 1
         self._lines = line - 1 + data.count(b"\n", pos, hi)

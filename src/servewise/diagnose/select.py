@@ -37,6 +37,7 @@ MAX_WRAPPERS = 8
 MAX_ERRORS = 5
 MAX_PROCESSES = 16
 TEXT_LIMIT = 400
+_CALLER_LAYERS = ("engine_config", "engine_runtime", "frontend", "model_loader", "orchestration")
 _PLACEHOLDERS: dict[str, FieldValue] = {
     "gpu": "NAME", "gpu_id": "NAME", "gpu_count": "COUNT", "model": "MODEL", "image": "IMAGE",
 }
@@ -62,6 +63,9 @@ def _first_text(match: Match) -> str:
     text = event.text if not match.quoted else event.message
     lines = [line for line in text.splitlines() if line.strip()]
     first = lines[0].strip() if lines else ""
+    if not first and event.frames:  # a traceback cut before its exception: its last frame
+        frame = event.frames[-1]
+        first = f'File "{frame.path}", line {frame.line}, in {frame.function} (cut here)'
     return first[:TEXT_LIMIT]
 
 
@@ -344,6 +348,11 @@ class _Builder:
         if library_template.startswith("auto"):
             fallback = library_template.partition(":")[2] or engine[0]
             library = culprit.library if culprit else fallback
+            if (culprit is not None and culprit.frame is not None
+                    and culprit.layer in _CALLER_LAYERS and library_template.startswith("auto:")):
+                # The engine's own frames only show who called: for a failure the rule
+                # pins on a library (auto:torch), the engine is not the culprit.
+                library = fallback
             caller = _caller(match, culprit)
             if caller:
                 values.setdefault("caller", caller)
