@@ -19,6 +19,7 @@ Confidence is computed per finding from the evidence (see :func:`confidence`).
 from __future__ import annotations
 
 import functools
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -114,9 +115,17 @@ class _Aggregate:
                 self.evidence.append(item)
 
 
+_ERRORISH = re.compile(r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ee]xception|[Ff]atal|FATAL|"
+                       r"[Aa]ssert(?:ion)?|[Aa]borted|[Kk]illed|[Tt]imed out|[Tt]imeout)\b")
+MAX_HINTS = 3
+
+
 @dataclass
 class _RunData:
     causes: OrderedDict[str, _Aggregate] = field(default_factory=OrderedDict)
+    hints: list[Match] = field(default_factory=list)
+    """Lines that read like errors but matched nothing and were not error-level (an excerpt
+    cut around the failure): if the log shows nothing else, the cause is missing from it."""
     wrappers: list[Match] = field(default_factory=list)
     wrapper_count: int = 0
     errors: list[Match] = field(default_factory=list)
@@ -144,6 +153,12 @@ class Collector:
 
     def add(self, match: Match) -> bool:
         """Record one match; True when it shows a failure."""
+        if match.kind == "none" and not match.shutdown and match.event.level not in (
+                "debug", "info") and _ERRORISH.search(match.event.text) is not None:
+            data = self._data(match.run)
+            if len(data.hints) < MAX_HINTS:
+                data.hints.append(match)
+            return False
         if match.kind in ("none", "noise"):
             return False
         if match.kind == "wrapper":
@@ -187,6 +202,14 @@ class Collector:
         engine = classifier.engine()
         failing = [(run, data) for run, data in self._runs.items() if data.failed]
         if not failing:
+            last = next(reversed(self._runs.items()), None)
+            if last is not None and last[1].hints and classifier.serving_line(last[0]) is None:
+                # Error-like lines no rule knows, and the server never came up: not a healthy
+                # log, an excerpt without its cause.
+                builder = _Builder(self.rules, classifier, gpu_total_gib, gpu_name, last[1])
+                root = builder.missing(hints=last[1].hints)
+                return Diagnosis(root, (root,), lines=lines, engine=engine,
+                                 runs=classifier.run_count)
             return Diagnosis(None, (), lines=lines, engine=engine, runs=classifier.run_count)
         _, data = failing[-1]
         builder = _Builder(self.rules, classifier, gpu_total_gib, gpu_name, data)
@@ -435,9 +458,12 @@ class _Builder:
             "context length: a shorter prompt, or a larger --max-model-len if memory allows).",
         )), summary="A request failed; the server kept serving")
 
-    def missing(self) -> Finding:
-        """The ``root_cause_missing`` finding when only wrappers are in the log."""
+    def missing(self, hints: list[Match] | None = None) -> Finding:
+        """The ``root_cause_missing`` finding when only wrappers (or, with ``hints``, only
+        error-like lines no rule knows) are in the log."""
         rule = self.rules.fallback("root_cause_missing")
+        if hints:
+            self.data.wrappers = list(hints)
         first = self.data.wrappers[0]
         values: dict[str, FieldValue] = {"engine": self.classifier.engine() or "the engine"}
         for wrapper in self.data.wrappers:
