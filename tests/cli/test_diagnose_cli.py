@@ -151,7 +151,8 @@ def test_a_log_named_like_a_subcommand(tmp_path: Path, monkeypatch: object) -> N
     assert code == 1 and json.loads(out)["root_cause"]["rule"] == "MEM004"
 
 
-REQUEST_400 = Path(__file__).parents[1] / "data" / "diagnose" / "logs" / "vllm_healthy_request_400.log"
+REQUEST_400 = (Path(__file__).parents[1] / "data" / "diagnose" / "logs"
+               / "vllm_healthy_request_400.log")
 
 
 def test_a_healthy_server_with_a_failed_request_exits_0() -> None:

@@ -73,7 +73,7 @@ def test_binary_and_invalid_utf8_lines_are_read_not_crashed_on() -> None:
     diagnosis = diagnose_bytes([log[i:i + 4096] for i in range(0, len(log), 4096)])
     assert time.perf_counter() - start < HANG
     assert diagnosis.root_cause is not None
-    assert "out_of_memory" in diagnosis.root_cause.category or diagnosis.root_cause.category.startswith("oom")
+    assert diagnosis.root_cause.category.startswith("oom")
 
 
 @pytest.mark.parametrize("size", [65536, 262144, 4 * 2**20])

@@ -39,9 +39,10 @@ def paths_in(text: str) -> list[str]:
             continue
         end = suffix.end() - len(suffix[0]) + len(suffix[0].split(":", 1)[0])
         path = token[:end].lstrip("/.") if "/" not in token else token[:end]
-        if "/" in path or path.endswith((".so",)) or ".so." in path:
-            found.append(path)
-        elif _SOURCE_NAME.fullmatch(path) and path.endswith((".hpp", ".cuh", ".cu", ".cpp")):
+        shared_object = path.endswith(".so") or ".so." in path
+        source_name = _SOURCE_NAME.fullmatch(path) is not None and path.endswith(
+            (".hpp", ".cuh", ".cu", ".cpp"))
+        if "/" in path or shared_object or source_name:
             found.append(path)
     return found
 

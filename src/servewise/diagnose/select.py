@@ -206,9 +206,9 @@ class Collector:
             if last is not None and last[1].hints and classifier.serving_line(last[0]) is None:
                 # Error-like lines no rule knows, and the server never came up: not a healthy
                 # log, an excerpt without its cause.
-                builder = _Builder(self.rules, classifier, gpu_total_gib, gpu_name, last[1])
-                root = builder.missing(hints=last[1].hints)
-                return Diagnosis(root, (root,), lines=lines, engine=engine,
+                hinted = _Builder(self.rules, classifier, gpu_total_gib, gpu_name, last[1])
+                cut = hinted.missing(hints=last[1].hints)
+                return Diagnosis(cut, (cut,), lines=lines, engine=engine,
                                  runs=classifier.run_count)
             return Diagnosis(None, (), lines=lines, engine=engine, runs=classifier.run_count)
         _, data = failing[-1]

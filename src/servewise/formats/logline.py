@@ -31,7 +31,7 @@ MAX_TOKEN_CHARS = 256
 """A run of non-space characters longer than this (a base64 image, a hex dump) keeps its ends."""
 MAX_SPACE_CHARS = 64
 _TOKEN_KEEP = 120
-_LONG_RUN = re.compile(r"\S{%d}|\s{%d}" % (MAX_TOKEN_CHARS + 1, MAX_SPACE_CHARS + 1))
+_LONG_RUN = re.compile(rf"\S{{{MAX_TOKEN_CHARS + 1}}}|\s{{{MAX_SPACE_CHARS + 1}}}")
 _RUNS = re.compile(r"(\s+)")
 ELLIPSIS = "…"
 
@@ -67,8 +67,10 @@ _FASTCHAT = re.compile(
     r"(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \| (?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) \| "
     r"[\w.-]{1,64} \| ")
 _GLOG_PLAIN = re.compile(
-    r"(?P<level>[IWEF])(?P<ts>\d{4} \d\d:\d\d:\d\d\.\d{1,9})\s{1,8}\d{1,9} (?P<loc>[\w.-]{1,128}:\d{1,7})\] ")
-_LLAMA_CPP = re.compile(r"(?:\[\d{1,9}\] )?\d{1,3}\.\d\d\.\d{3}\.\d{3} (?P<level>[IWEDT]) (?:[a-z]{2,5} {1,2}(?=\w))?")
+    r"(?P<level>[IWEF])(?P<ts>\d{4} \d\d:\d\d:\d\d\.\d{1,9})\s{1,8}\d{1,9} "
+    r"(?P<loc>[\w.-]{1,128}:\d{1,7})\] ")
+_LLAMA_CPP = re.compile(r"(?:\[\d{1,9}\] )?\d{1,3}\.\d\d\.\d{3}\.\d{3} (?P<level>[IWEDT]) "
+                        r"(?:[a-z]{2,5} {1,2}(?=\w))?")
 
 # -- process prefixes: vLLM (and Ray actors around it) -----------------------
 _PROCESS = re.compile(
@@ -317,7 +319,7 @@ def _strip_one(text: str, meta: _Meta) -> str:
             _take_process(match, meta)
             return text[match.end():]
         return text
-    if first == "[" and text[1:2].isdigit() and "] 0." in text[:16] or (
+    if (first == "[" and text[1:2].isdigit() and "] 0." in text[:16]) or (
             first == "[" and _LLAMA_CPP.match(text) is not None):
         match = _LLAMA_CPP.match(text)
         if match is not None:

@@ -112,7 +112,7 @@ def bound(pattern: str, limit: int = REPEAT_LIMIT) -> str:
 def written(pattern: str, limit: int = REPEAT_LIMIT) -> str:
     """A pattern :func:`bound` rewrote, as its rule file spells it (for the rule pages)."""
     text = pattern.replace(f"{{1,{limit}}}", "+").replace(f"{{0,{limit}}}", "*")
-    return re.sub(r"\{(\d+),%d\}" % limit, r"{\1,}", text)
+    return re.sub(r"\{(\d+)," + str(limit) + r"\}", r"{\1,}", text)
 
 
 def bounded_regex(reader: EntryReader, field: str, text: str, flags: int = 0
