@@ -28,6 +28,7 @@ from servewise.diagnose.attribute import Culprit, attribute, attribute_path
 from servewise.diagnose.classify import Classifier, Match, engine_name
 from servewise.diagnose.fields import known, render
 from servewise.diagnose.result import Diagnosis, Evidence, FieldValue, Finding, Fix
+from servewise.knowledge.diagnose_advice import flag_values
 from servewise.knowledge.diagnose_rules import Rule, RuleSet
 
 __all__ = ["Collector", "confidence"]
@@ -320,6 +321,10 @@ class _Builder:
         version = facts.get("engine_version")
         if version is not None:
             values.setdefault("engine_version", version)
+        # Flags are spelled through the engine-flag table, for this engine and version.
+        for name, flag in flag_values(engine[0], version if isinstance(version, str)
+                                      else None).items():
+            values.setdefault(name, flag)
         values.update(compute_advice(rule.advice, values, engine[0] if engine[1] else None,
                                      self.gpu_total_gib))
         return values

@@ -9,13 +9,16 @@ servewise recommends for either engine. One question, one answer.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from servewise.errors import ServewiseError
 from servewise.knowledge.accounting import EngineConstants, load_engine_constants
+from servewise.knowledge.flags import flag_for, load_flag_table
 from servewise.versions import EngineVersion
 
-__all__ = ["ADVICE_FIELDS", "UtilizationFigures", "utilization_figures"]
+__all__ = ["ADVICE_FIELDS", "UtilizationFigures", "flag_fields", "flag_values",
+           "utilization_figures"]
 
 ADVICE_FIELDS: dict[str, tuple[str, ...]] = {
     "memory_fraction": ("fraction_flag", "fraction_current", "fraction_max",
@@ -75,3 +78,31 @@ def utilization_figures(engine: str | None, version: str | None = None) -> Utili
         raise ServewiseError(f"accounting.toml has no {name} constant {MAX_RECOMMENDED!r}",
                              hint="add it to accounting.toml in $SERVEWISE_DATA_DIR")
     return UtilizationFigures(default=default, cap=cap)
+
+
+def flag_fields() -> frozenset[str]:
+    """``flag_<setting>`` for every setting of the engine-flag table: fix templates spell
+    flags through them (``{flag_max_model_len}``), so one table names them for each engine."""
+    return frozenset(f"flag_{setting.id}" for setting in load_flag_table())
+
+
+def flag_values(engine: str | None, version: str | None = None) -> dict[str, str]:
+    """See :func:`_flag_values` (a copy of the cached answer)."""
+    return dict(_flag_values(engine, version))
+
+
+@functools.cache
+def _flag_values(engine: str | None, version: str | None = None) -> dict[str, str]:
+    """``flag_<setting>`` → the flag ``engine`` (vLLM when unknown or another engine) spells
+    it with at ``version``; a setting the engine lacks keeps vLLM's spelling."""
+    name = engine if engine in ("vllm", "sglang") else "vllm"
+    out: dict[str, str] = {}
+    for setting in load_flag_table():
+        for candidate in (name, "vllm", "sglang"):
+            try:
+                out[f"flag_{setting.id}"] = flag_for(candidate, setting.id, version)
+                break
+            except ServewiseError:
+                continue
+    return out
+

@@ -255,7 +255,7 @@ def _fix_steps(reader: EntryReader, available: set[str]) -> tuple[FixStep, ...]:
         used = _template_names(text)
         for key, value in (*flags, *env):
             used |= _template_names(value) | _template_names(key)
-        missing = used - set(when) - ALWAYS_FIELDS
+        missing = used - set(when) - ALWAYS_FIELDS - _flag_fields()
         if missing:
             raise reader.error("fix", f"step {index + 1} uses {sorted(missing)} without "
                                "listing them in `when`")
@@ -376,7 +376,8 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
         explanation=reader.string("explanation"), sources=reader.sources(),
         example=reader.optional_string("example"), file=entry.file,
     )
-    available = set(rule.fields) | ALWAYS_FIELDS | CONTEXT_FIELDS | set(_advice_fields(advice))
+    available = (set(rule.fields) | ALWAYS_FIELDS | CONTEXT_FIELDS | _flag_fields()
+                 | set(_advice_fields(advice)))
     if kind == "fallback":
         available = set()  # its values come from the wrappers and errors it reports
     unknown_library = _template_names(library) - (available or ALWAYS_FIELDS)
@@ -391,6 +392,12 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
     from dataclasses import replace
 
     return replace(rule, fixes=_fix_steps(reader, available))
+
+
+def _flag_fields() -> frozenset[str]:
+    from servewise.knowledge.diagnose_advice import flag_fields
+
+    return flag_fields()
 
 
 def _advice_fields(advice: str | None) -> tuple[str, ...]:
