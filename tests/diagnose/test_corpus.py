@@ -18,7 +18,7 @@ from support.diagnose_corpus import SEED, Excerpt, load_corpus, same_library
 
 CORPUS = load_corpus()
 # (category right, library right, answered) reached, per part, out of its size.
-FLOORS = {"write": (93, 94, 97), "measure": (47, 45, 59)}
+FLOORS = {"write": (93, 94, 97), "measure": (48, 46, 59)}
 SIZES = {"write": 97, "measure": 62}
 
 

@@ -37,7 +37,15 @@ _BENIGN_EXCEPTIONS = re.compile(
     r"\w*Warning)$"
 )
 _ENGINES = ("vllm", "sglang", "tgi", "tensorrt_llm", "llama.cpp")
+CUT_TAIL = 400
+CUT_KEYWORD = 14
+"""A keyword this long or longer is distinctive enough to name its rule in a cut message
+("out of memory" is not: every OOM rule has it)."""
+"""How many characters a cut message may keep after a rule's keyword and still count as cut
+right after its distinctive part."""
 _HISTORY = 64
+_ERRORISH = re.compile(r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]atal|[Ee]xception|WARN|"
+                       r"[Cc]annot find|[Nn]ot found|No such file)\b")
 
 
 @dataclass
@@ -60,6 +68,8 @@ class Match:
     """For a wrapper: what its quoted message is."""
     shutdown: bool = False
     """The event came after a deliberate shutdown of the same run."""
+    cut: bool = False
+    """Matched by a keyword at the end of a message cut short (no signature could match)."""
 
 
 @dataclass
@@ -325,6 +335,30 @@ class Classifier:
             candidate = Match(rule.kind, event, run, rule, signature, fields, phases, evidence)
             if best is None or _rank(candidate) > _rank(best):
                 best = candidate
+        if best is None and (self._error_like(event) or _ERRORISH.search(text) is not None):
+            best = self._cut(event, text, rules, phases, run)
+        return best
+
+    def _cut(self, event: Event, text: str, rules: list[Rule], phases: tuple[str, ...],
+             run: int) -> Match | None:
+        """A message cut short after its distinctive part: a rule's keyword (a distinctive
+        one, :data:`CUT_KEYWORD` characters or more) within the last :data:`CUT_TAIL` characters of an error's
+        text, where no signature could match the rest that is missing."""
+        end = len(text.rstrip())
+        best: Match | None = None
+        for rule in rules:
+            if rule.exclude and any(p.search(text) for p in rule.exclude):
+                continue
+            if rule.phases and not set(rule.phases) & set(phases):
+                continue
+            for keyword in rule.keywords:
+                at = text.rfind(keyword)
+                if len(keyword) < CUT_KEYWORD or at < 0 or end - (at + len(keyword)) > CUT_TAIL:
+                    continue
+                candidate = Match(rule.kind, event, run, rule, None, {}, phases, False, cut=True)
+                if best is None or _rank(candidate) > _rank(best):
+                    best = candidate
+                break
         return best
 
     def _try(self, rule: Rule, event: Event, text: str,
@@ -371,8 +405,8 @@ class Classifier:
 
 def _rank(match: Match) -> tuple[int, int]:
     rule = match.rule
-    assert rule is not None and match.signature is not None
-    return (rule.precedence, match.signature.literal)
+    assert rule is not None
+    return (rule.precedence, match.signature.literal if match.signature is not None else 0)
 
 
 def engine_name(spec: str) -> str:
