@@ -208,7 +208,7 @@ def part_hub(runs: int) -> dict[str, Any]:
         "max_ranged_reads_per_shard": 0}
     out["servewise"] = {"median_s": statistics.median(ours), "requests": counts,
                         "max_ranged_reads_per_shard": per_shard, "shards": model.files,
-                        "weights_bytes": model.weights.total_bytes}
+                        "weights_bytes": model.tensor_bytes}
     out["huggingface_hub.get_safetensors_metadata"] = {
         "median_s": statistics.median(theirs), "requests": their_counts,
         "max_ranged_reads_per_shard": their_per_shard}

@@ -103,6 +103,12 @@ CARDS: list[dict[str, Any]] = [
               "and keeping the base FP8 outside the experts gives 168.1 GB."},
     {"id": "qwen3.6-35b-a3b-nvfp4", "repo": "nvidia/Qwen3.6-35B-A3B-NVFP4",
      "config": "shared:nvidia--Qwen3.6-35B-A3B-NVFP4", "layout": "modelopt", "mtp": "qwen"},
+    {"id": "minimax-m2.5", "repo": "MiniMaxAI/MiniMax-M2.5", "aliases": ["minimax-m2"],
+     "config": "aic:MiniMaxAI--MiniMax-M2.5", "layout": "fp8_block",
+     "extra": "The checkpoint's MTP modules (use_mtp, num_mtp_modules 3) are not in the "
+              "tensor list: no source here names their tensors."},
+    {"id": "llama-4-scout", "repo": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+     "config": "aic:meta-llama--Llama-4-Scout-17B-16E-Instruct", "layout": "none"},
 ]
 
 

@@ -9,7 +9,8 @@ and carries structured fields plus a ``hint`` (the next thing to try)::
     │   ├── ArchiveLimitError       an archive exceeds a safety limit (zip bomb, huge directory)
     │   ├── IntegrityError          bytes that do not match their declared size or digest
     │   └── RegistryError           a registry or web server refused or failed a request
-    │       └── RateLimitError      HTTP 429: when to retry is in ``retry_after_s``
+    │       ├── RateLimitError      HTTP 429: when to retry is in ``retry_after_s``
+    │       └── DeadlineError       a network wait ran past the command's deadline
     ├── UsageError                  bad arguments (unknown GPU, unknown library, ...)
     │   └── UnsupportedModelError   a model architecture servewise does not know
     ├── LogInputError               a log that cannot be diagnosed (empty, binary, unreadable)
@@ -144,3 +145,9 @@ class UnsupportedModelError(UsageError):
     """A model whose architecture servewise does not know: reported with what is known."""
 
     kind = "unsupported_model"
+
+
+class DeadlineError(RegistryError):
+    """A network wait ran past the command's deadline (``--timeout``): ``host``, ``waited_for``."""
+
+    kind = "deadline"

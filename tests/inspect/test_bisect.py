@@ -138,9 +138,13 @@ def test_jit_arch_predicate_and_good_bad_range(registry: Registry, nightlies: li
     result = bisect(part, Predicate(jit_arch="sm120", require=("deep_gemm",)))
     assert result.after is not None and result.after.candidate.label == nightlies[FIRST_BAD]
     assert result.predicate == "deep_gemm dispatches to sm_120"
-    # Bad then good: the build that gained support.
+    # Given newest first: bisect sees it by the engine versions and turns the series round,
+    # so the newer build is not called the older one.
     backwards = bisect(list(reversed(part)), Predicate(jit_arch="sm_120"))
-    assert backwards.direction == "gained"
+    assert backwards.direction == "lost" and backwards.order == "by engine version"
+    assert backwards.after is not None
+    assert backwards.after.candidate.label == nightlies[FIRST_BAD]
+    assert "given newest first" in backwards.notes[0]
 
 
 def test_no_boundary(registry: Registry, nightlies: list[str]) -> None:
@@ -204,3 +208,37 @@ def test_a_build_without_an_engine_says_why_it_is_bad(tmp_path: Path) -> None:
     good, why, result = Predicate(gpu=load_gpu_catalog().find("h200")).judge(report)
     assert not good and result is not None
     assert result.no_verdict_reason is not None and why == result.no_verdict_reason
+
+
+def _copies(tmp_path: Path, names: list[str], wheels: list[Path]) -> list[str]:
+    refs = []
+    for name, wheel in zip(names, wheels, strict=True):
+        copy = tmp_path / name
+        copy.write_bytes(wheel.read_bytes())
+        refs.append(str(copy))
+    return refs
+
+
+def test_files_given_newest_first_are_judged_oldest_first(tmp_path: Path) -> None:
+    """Names that say no version: the two ends' engine versions put the series round."""
+    refs = _copies(tmp_path, ["new.whl", "newer-still.whl", "old.whl"],
+                   [BAD_NIGHTLY, BAD_NIGHTLY, GOOD_NIGHTLY])
+    series = series_for(refs, match=None, options=SourceOptions(), store=None)
+    assert series.order == "as given" and [c.ref for c in series.candidates] == refs
+    result = bisect(series.candidates, Predicate(jit_arch="sm_120"), order=series.order)
+    assert result.order == "by engine version"
+    assert result.direction == "lost"
+    assert result.before is not None and result.before.candidate.ref == refs[2]
+    assert result.after is not None and result.after.candidate.ref == refs[1]
+    assert "0.26.1rc1.dev181" in result.notes[0] and "0.26.1rc1.dev77" in result.notes[0]
+    assert [p["ref"] for p in result.to_dict()["probes"]] == [refs[2], refs[1], refs[0]]
+
+
+def test_files_whose_names_give_versions_are_ordered_by_them(tmp_path: Path) -> None:
+    refs = _copies(tmp_path, [BAD_NIGHTLY.name, GOOD_NIGHTLY.name], [BAD_NIGHTLY, GOOD_NIGHTLY])
+    series = series_for(refs, match=None, options=SourceOptions(), store=None)
+    assert series.order == "by version"
+    assert [c.ref for c in series.candidates] == [refs[1], refs[0]]
+    assert "not as given" in series.notes[0]
+    result = bisect(series.candidates, Predicate(jit_arch="sm_120"), order=series.order)
+    assert result.direction == "lost" and not result.notes

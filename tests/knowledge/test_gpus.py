@@ -105,9 +105,54 @@ def test_memory_figures() -> None:
     assert catalog.find("b300").memory_bytes == 288 * 10**9
     assert catalog.find("5090").memory_gb == pytest.approx(32)
     assert catalog.find("h100").memory_gib == pytest.approx(80e9 / 2**30)
-    # What the engines see: the driver's total where a log gives it, else the vendor's.
-    assert catalog.find("h200").engine_memory == (round(140.4 * 2**30), "driver")
+    # What the engines see: an engine log's total; else nvidia-smi's less the driver's
+    # reserve; else the vendor's GB as a lower bound, with the range up to N GiB.
+    assert catalog.find("h100").engine_memory == (round(79.19 * 2**30), "driver")
+    assert catalog.find("h200").engine_memory == ((143_771 - 470) * 2**20, "driver")
     assert catalog.find("b300").engine_memory == (288 * 10**9, "vendor")
+    assert catalog.find("b300").memory_range == (288 * 10**9, 288 * 2**30)
+    assert catalog.find("b300").memory_pinned_by == "vendor datasheet only"
+    assert catalog.find("h200").memory_pinned_by == "nvidia-smi"
+    assert catalog.find("h100").memory_pinned_by == "engine log"
+
+
+def test_the_seed_gpu_carries_the_drivers_total() -> None:
+    """The RTX PRO 6000 Blackwell (all three boards): nvidia-smi's 97,887 MiB, not 96·10⁹ B."""
+    catalog = load_gpu_catalog()
+    for name in ("rtx-pro-6000", "rtx-pro-6000-max-q", "rtx-pro-6000-server"):
+        gpu = catalog.find(name)
+        assert gpu.nvidia_smi_bytes == 97_887 * 2**20
+        low, high = gpu.memory_range
+        assert low < gpu.engine_memory[0] < high < 97_887 * 2**20
+
+
+def test_every_pinned_total_cites_a_public_source_and_is_plausible() -> None:
+    """Each figure that pins a GPU's memory names where it comes from, and lies near the
+    vendor's: between 0.9x the vendor's GB and its GiB (ECC and firmware take some)."""
+    pinned = 0
+    for gpu in load_gpu_catalog():
+        for size, source in ((gpu.driver_memory_bytes, gpu.driver_memory_source),
+                             (gpu.nvidia_smi_bytes, gpu.nvidia_smi_source)):
+            if size is None:
+                continue
+            pinned += 1
+            assert "https://" in source or "research/" in source or "data/" in source, gpu.id
+            nominal = gpu.memory_bytes / 10**9 * 2**30
+            assert 0.9 * gpu.memory_bytes < size <= nominal, gpu.id
+    assert pinned >= 20
+
+
+@pytest.mark.parametrize("name,gpu_id,cc", [
+    ("A40", "a40", "8.6"), ("v100", "v100-16gb", "7.0"),
+    ("Tesla V100-SXM2-32GB", "v100-32gb", "7.0"),
+    ("H800", "h800", "9.0"), ("A800", "a800-80gb", "8.0"), ("a800-40gb", "a800-40gb", "8.0"),
+    ("L20", "l20", "8.9"), ("RTX 4080", "rtx-4080", "8.9"),
+    ("NVIDIA GeForce RTX 4080 SUPER", "rtx-4080", "8.9"), ("NVIDIA L40S-48Q", "l40s", "8.9"),
+    ("l40s-pcie", "l40s", "8.9"),
+])
+def test_gpus_users_meet_first(name: str, gpu_id: str, cc: str) -> None:
+    gpu = load_gpu_catalog().find(name)
+    assert (gpu.id, str(gpu.cc)) == (gpu_id, cc)
 
 
 def test_thor_carries_its_legacy_numbering() -> None:
@@ -234,3 +279,19 @@ def test_bad_toml_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "gpus.toml").write_text("[[gpu]\nid = ", encoding="utf-8")
     with pytest.raises(DataFileError, match="not valid TOML"):
         load_gpu_catalog(tmp_path)
+
+
+def test_no_memory_source_is_a_held_out_source() -> None:
+    """The driver totals cite public issues; none of the sources kept aside for an
+    independent check (shared/data/heldout_sources.txt) may be among them."""
+    held_out = Path(__file__).resolve().parents[3] / "shared" / "data" / "heldout_sources.txt"
+    if not held_out.exists():
+        pytest.skip("shared/data/heldout_sources.txt is not beside the checkout")
+    cited = " ".join(f"{gpu.driver_memory_source} {gpu.nvidia_smi_source}"
+                     for gpu in load_gpu_catalog())
+    for line in held_out.read_text().splitlines():
+        repo, _, number = line.strip().partition("#")
+        if not number or line.startswith("#"):
+            continue
+        for kind in ("issues", "pull"):
+            assert f"github.com/{repo.strip()}/{kind}/{number.strip()} " not in cited + " ", line

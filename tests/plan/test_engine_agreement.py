@@ -16,6 +16,7 @@ import pytest
 
 from servewise.knowledge.accounting import load_engine_constants
 from servewise.knowledge.gpus import resolve_gpu
+from servewise.plan.model import ModelInfo
 from servewise.plan.startup import Settings, Startup
 from servewise.plan.vllm import vllm_startup
 from servewise.sources.model_folder import read_folder
@@ -38,7 +39,7 @@ def _logged(text: str) -> tuple[int, int, str]:
 
 def _plan(model_dir: Path, pool: int, **settings: int) -> Startup:
     device = resolve_gpu("cpu", memory=f"{pool}B")
-    return vllm_startup(read_folder(model_dir), device,
+    return vllm_startup(ModelInfo.from_checkpoint(read_folder(model_dir)), device,
                         Settings(kv_cache_memory_bytes=pool, **settings),
                         load_engine_constants())
 

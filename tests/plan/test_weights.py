@@ -58,3 +58,32 @@ def test_fused_expert_tensors_split_under_expert_parallelism() -> None:
     one = per_rank(model.classified, model.spec, Parallel())[0].by_role["experts"]
     ep4 = per_rank(model.classified, model.spec, Parallel(dp=4, expert_parallel=True))[0]
     assert ep4.by_role["experts"] == pytest.approx(one / 4, rel=1e-3)
+
+
+def test_moe_profile_peak_follows_the_fused_moe_workspaces() -> None:
+    """vLLM 0.32 TritonExperts: workspace13 (M, top_k, max(I, H)) + workspace2
+    (M, top_k, max(2I, H)) per MoE layer; DP+EP gathers every DP rank's tokens first."""
+    from dataclasses import replace
+
+    from servewise.knowledge.accounting import load_engine_constants
+    from servewise.plan.resolve import load_model
+    from servewise.plan.startup import Settings
+    from servewise.plan.vllm import activation_bytes
+    from servewise.versions import EngineVersion
+
+    model = load_model("qwen3-235b-a22b-fp8")
+    spec = model.spec
+    assert spec.moe is not None
+    constants = load_engine_constants()
+    version = EngineVersion.parse("0.32.0")
+    one = Settings(layout=Parallel(tp=4))
+    base = activation_bytes(model, one, 8192, 256, constants, version)
+    moe, hidden = spec.moe, spec.hidden
+    inter = moe.intermediate / 4
+    per_token = moe.top_k * (max(inter, hidden) + max(2 * inter, hidden))
+    doubled = activation_bytes(model, one, 16384, 256, constants, version)
+    # the MoE workspaces are linear in the batched tokens
+    assert doubled - base >= 8192 * per_token * 2
+    dp = replace(one, layout=Parallel(tp=1, dp=4, expert_parallel=True))
+    gathered = activation_bytes(model, dp, 8192, 256, constants, version)
+    assert gathered > 3 * base  # four ranks' tokens through unsharded experts

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from servewise.errors import FormatError, SourceError
+from servewise.plan.model import ModelInfo
 from servewise.sources.model_folder import read_folder
 from support.hub_server import safetensors_bytes
 
@@ -32,7 +33,7 @@ def _folder(tmp_path: Path, shards: int = 2) -> Path:
 
 
 def test_sharded_folder(tmp_path: Path) -> None:
-    model = read_folder(_folder(tmp_path))
+    model = ModelInfo.from_checkpoint(read_folder(_folder(tmp_path)))
     assert model.files == 2 and model.weights.by_role["dense_mlp"] == 2 * 64 * 128 * 2
     assert model.spec.family == "dense"
 

@@ -25,16 +25,17 @@ try:  # typer 0.2x carries its own copy of click
 except ImportError:  # pragma: no cover - typer with click as a dependency
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
-from servewise.cli import bench, build, diagnose, images
+from servewise.cli import bench, build, check, diagnose, images
 from servewise.cli import diff as diff_command
 from servewise.cli import plan as plan_commands
+from servewise.cli import recipe as recipe_commands
 from servewise.cli import version as version_command
 from servewise.cli._common import app, render_error
 from servewise.errors import ServewiseError, UsageError
 
 __all__ = [
-    "app", "bench", "build", "diagnose", "diff_command", "images", "main", "plan_commands",
-    "run", "version_command",
+    "app", "bench", "build", "check", "diagnose", "diff_command", "images", "main", "plan_commands",
+    "recipe_commands", "run", "version_command",
 ]
 
 INTERRUPTED = 130

@@ -18,6 +18,7 @@ from servewise.cli.options import (
     NoCacheOption,
     PlatformOption,
     RefArgument,
+    TimeoutOption,
     gpu_spec,
     source_options,
 )
@@ -114,15 +115,18 @@ def source_summary(report: BuildReport) -> dict[str, object]:
     """What the gate's JSON carries about the source besides its verdicts."""
     return {"source_kind": report.source_kind, "metadata": report.metadata,
             **engine_field(report), "units": report.units.to_dict(),
-            "scanned_bytes": report.scanned_bytes}
+            "scanned_bytes": report.scanned_bytes, "notes": list(report.notes)}
 
 
 def _warn_notes(report: BuildReport) -> None:
-    for note in report.notes:
+    from servewise.inspect.report import summarize_notes
+
+    for note in report.note_lines():
         say("note", "dim", note)
-    for library in report.libraries:
-        for warning in library.scan.warnings:
-            say("warning", "yellow", f"{library.path}: {warning}")
+    warnings = [f"{library.path}: {warning}" for library in report.libraries
+                for warning in library.scan.warnings]
+    for warning in summarize_notes(warnings):
+        say("warning", "yellow", warning)
 
 
 @app.command()
@@ -134,12 +138,14 @@ def inspect(
     platform: PlatformOption = None,
     insecure: InsecureOption = False,
     index_url: IndexUrlOption = None,
+    timeout: TimeoutOption = None,
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
     """List every CUDA-bearing library of a build: SASS, PTX and JIT-dispatch archs, provenance."""
     try:
-        report = _scan(ref, no_cache, as_json, source_options(platform, insecure, index_url))
+        report = _scan(ref, no_cache, as_json,
+                       source_options(platform, insecure, index_url, timeout))
     except ServewiseError as error:
         fail(error, as_json)
     from servewise.inspect.engine_core import build_evidence
@@ -179,6 +185,7 @@ def gate(
     platform: PlatformOption = None,
     insecure: InsecureOption = False,
     index_url: IndexUrlOption = None,
+    timeout: TimeoutOption = None,
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
@@ -187,7 +194,8 @@ def gate(
 
     try:
         device = _catalog_gpu(gpu)
-        report = _scan(ref, no_cache, as_json, source_options(platform, insecure, index_url))
+        report = _scan(ref, no_cache, as_json,
+                       source_options(platform, insecure, index_url, timeout))
         result = run_gate(report, device, require=tuple(require or ()), model=model,
                           strict=strict)
     except ServewiseError as error:

@@ -15,6 +15,7 @@ from servewise.cli.options import (
     NoCacheOption,
     OptionalGpuOption,
     PlatformOption,
+    TimeoutOption,
     source_options,
 )
 from servewise.errors import ServewiseError
@@ -35,6 +36,7 @@ def diff(
     platform: PlatformOption = None,
     insecure: InsecureOption = False,
     index_url: IndexUrlOption = None,
+    timeout: TimeoutOption = None,
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
@@ -47,7 +49,7 @@ def diff(
     try:
         device = _catalog_gpu(gpu) if gpu is not None else None
         report_a, report_b = scan_all([a, b], no_cache, as_json,
-                                      source_options(platform, insecure, index_url))
+                                      source_options(platform, insecure, index_url, timeout))
         result = diff_builds(report_a, report_b, gpu=device)
     except ServewiseError as error:
         fail(error, as_json)

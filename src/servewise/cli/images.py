@@ -15,6 +15,8 @@ from servewise.cli.options import (
     NoCacheOption,
     OptionalGpuOption,
     PlatformOption,
+    TimeoutOption,
+    network_deadline,
     source_options,
 )
 from servewise.errors import ServewiseError
@@ -37,6 +39,7 @@ def tags(
     match: MatchOption = None,
     platform: PlatformOption = None,
     insecure: InsecureOption = False,
+    timeout: TimeoutOption = None,
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
@@ -46,7 +49,7 @@ def tags(
     try:
         with stored(no_cache) as store:
             listed = list_tags(repo, match=match, platform=platform, insecure=insecure,
-                               store=store)
+                               store=store, deadline=network_deadline(timeout))
     except ServewiseError as error:
         fail(error, as_json)
     if as_json:
@@ -93,6 +96,7 @@ def bisect(
     platform: PlatformOption = None,
     insecure: InsecureOption = False,
     index_url: IndexUrlOption = None,
+    timeout: TimeoutOption = None,
     as_json: JsonOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
@@ -105,17 +109,21 @@ def bisect(
         device = _catalog_gpu(gpu) if gpu else None
         predicate = Predicate(gpu=device, require=tuple(require or ()), model=model,
                               jit_arch=jit_arch)
-        options = source_options(platform, insecure, index_url)
+        options = source_options(platform, insecure, index_url, timeout)
         with stored(no_cache) as store:
             series = series_for(refs, match=match, options=options, store=store)
             for note in series.notes:
                 say("note", "dim", note)
             chosen = between(series.candidates, good, bad)
             if not as_json:
-                say("bisect", "cyan", f"{len(chosen)} builds; judging at most "
-                    f"{_max(len(chosen))}: {predicate.describe()}")
+                say("bisect", "cyan", f"{len(chosen)} builds, oldest first {series.order}; "
+                    f"judging at most {_max(len(chosen))}: {predicate.describe()}")
             result = run_bisect(chosen, predicate, store=store,
-                                progress=None if as_json else _show_probe)
+                                progress=None if as_json else _show_probe,
+                                order=series.order, options=options)
+            if not as_json:
+                for note in result.notes:
+                    say("note", "dim", note)
     except ServewiseError as error:
         fail(error, as_json)
     if as_json:
@@ -173,9 +181,9 @@ def _render(result: BisectResult) -> None:
 
 
 def _label(probe: Probe) -> str:
-    candidate = probe.candidate
-    alias = f" (also {', '.join(candidate.aliases)})" if candidate.aliases else ""
-    return f"{candidate.label}{alias}  {candidate.created or ''}  {candidate.ref}"
+    from servewise.render.builds import candidate_label
+
+    return candidate_label(probe.candidate)
 
 
 def _provenance_text(data: dict[str, object] | None) -> str:

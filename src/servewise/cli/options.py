@@ -13,6 +13,7 @@ import typer
 if TYPE_CHECKING:
     from servewise.knowledge.gpus import GpuSpec
     from servewise.sources import SourceOptions
+    from servewise.sources.deadline import Deadline
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON to stdout.")]
 
@@ -61,18 +62,35 @@ IndexUrlOption = Annotated[str | None, typer.Option(
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Read everything afresh; do not use the store.")
 ]
+TimeoutOption = Annotated[float | None, typer.Option(
+    "--timeout", metavar="SECONDS", help="Deadline for all of the command's network work "
+    "(registries, package indexes, web servers, the Hugging Face Hub). Default: no overall "
+    "limit, but no single wait for a server lasts more than 60 s.", show_default=False)]
 
 
-def source_options(platform: str | None, insecure: bool, index_url: str | None
-                   ) -> SourceOptions:
-    """The options remote and image sources take."""
+def network_deadline(timeout: float | None) -> Deadline:
+    """The command's deadline (``--timeout``), telling stderr about waits longer than 5 s."""
+    from servewise.sources.deadline import Deadline, Waiting
+
+    def show(waiting: Waiting) -> None:
+        from servewise.cli._common import say
+
+        say("waiting", "dim", waiting.describe())
+
+    return Deadline.start(timeout, on_wait=show)
+
+
+def source_options(platform: str | None, insecure: bool, index_url: str | None,
+                   timeout: float | None = None) -> SourceOptions:
+    """The options remote and image sources take, with the command's deadline."""
     from servewise.sources import SourceOptions
 
-    return SourceOptions(platform=platform, insecure=insecure, index_url=index_url)
+    return SourceOptions(platform=platform, insecure=insecure, index_url=index_url,
+                         deadline=network_deadline(timeout))
 
 
 __all__ = [
     "ComputeCapabilityOption", "GpuMemoryOption", "GpuOption", "IndexUrlOption",
     "InsecureOption", "JsonOption", "NoCacheOption", "OptionalGpuOption", "PlatformOption",
-    "RefArgument", "gpu_spec", "source_options",
+    "RefArgument", "TimeoutOption", "gpu_spec", "network_deadline", "source_options",
 ]

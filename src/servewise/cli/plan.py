@@ -18,6 +18,8 @@ from servewise.cli.options import (
     GpuOption,
     JsonOption,
     NoCacheOption,
+    TimeoutOption,
+    network_deadline,
 )
 from servewise.errors import ServewiseError, UsageError
 
@@ -31,8 +33,9 @@ ModelArgument = Annotated[str, typer.Argument(
     "cards), or a bundled card id.", show_default=False)]
 RevisionOption = Annotated[str | None, typer.Option(
     "--revision", help="Hub branch, tag or commit (default main).", show_default=False)]
-KvDtypeOption = Annotated[str, typer.Option(
-    "--kv-cache-dtype", help="KV cache dtype (auto, fp8, fp8_e4m3, ...).")]
+KvDtypeOption = Annotated[str | None, typer.Option(
+    "--kv-cache-dtype", help="KV cache dtype (auto, fp8, fp8_e4m3, ...); default auto, or "
+    "what the model requires.", show_default=False)]
 
 
 def _store(no_cache: bool) -> Store | None:
@@ -47,12 +50,15 @@ def _store(no_cache: bool) -> Store | None:
         return None
 
 
-def _load(model: str, revision: str | None, no_cache: bool) -> ModelInfo:
+def _load(model: str, revision: str | None, no_cache: bool, timeout: float | None = None
+          ) -> ModelInfo:
     from servewise.plan.resolve import load_model, reads_hub
+    from servewise.sources.deadline import deadline_scope
 
     store = _store(no_cache) if reads_hub(model, revision) else None
     try:
-        return load_model(model, revision=revision, store=store)
+        with deadline_scope(network_deadline(timeout)):  # Hub reads keep --timeout
+            return load_model(model, revision=revision, store=store)
     finally:
         if store is not None:
             store.close()
@@ -63,8 +69,9 @@ def model(
     model_id: ModelArgument,
     tensors: Annotated[bool, typer.Option(
         "--tensors", help="Also list every tensor (experts grouped as experts.*).")] = False,
-    kv_cache_dtype: KvDtypeOption = "auto",
+    kv_cache_dtype: KvDtypeOption = None,
     revision: RevisionOption = None,
+    timeout: TimeoutOption = None,
     no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -74,7 +81,8 @@ def model(
     """
     from servewise.plan.report import model_report
 
-    report = model_report(_load(model_id, revision, no_cache), kv_cache_dtype=kv_cache_dtype,
+    report = model_report(_load(model_id, revision, no_cache, timeout),
+                          kv_cache_dtype=kv_cache_dtype or "auto",
                           tensors=tensors)
     if as_json:
         emit_json(report)
@@ -85,14 +93,18 @@ def model(
 
 
 def settings_from(
-    *, engine: str, engine_version: str | None, tp: int | None, pp: int | None,
-    dp: int | None, ep: int | None, kv_cache_dtype: str, block_size: int | None,
+    *, engine: str | None, engine_version: str | None, tp: int | None, pp: int | None,
+    dp: int | None, ep: int | None, kv_cache_dtype: str | None, block_size: int | None,
     max_model_len: int | None, max_num_seqs: int | None, max_num_batched_tokens: int | None,
     gpu_memory_utilization: float | None, mem_fraction_static: float | None,
     kv_cache_memory: str | None, enforce_eager: bool, speculative: bool,
-) -> tuple[Settings, bool]:
-    """The planner's :class:`~servewise.plan.startup.Settings` from ``plan``'s options."""
+    dp_attention: bool = False,
+) -> tuple[Settings, bool, list[str]]:
+    """The planner's :class:`~servewise.plan.startup.Settings` from ``plan``'s options,
+    whether a layout was given, and notes on choices made for the user (the engine a flag
+    selects)."""
     from servewise.knowledge.gpus import parse_size
+    from servewise.plan.rules import choose_engine
     from servewise.plan.startup import Settings
     from servewise.plan.weights import Parallel
 
@@ -100,10 +112,12 @@ def settings_from(
                                       ("--mem-fraction-static", mem_fraction_static),
                                       ("--kv-cache-memory", kv_cache_memory))
              if value is not None]
+    engine, notes = choose_engine(engine, [*given, *(["--enable-dp-attention"]
+                                                     if dp_attention else [])])
     if len(given) > 1:
         raise UsageError(f"{' and '.join(given)} both size the KV cache; give one",
-                         hint="--gpu-memory-utilization is vLLM's, --mem-fraction-static "
-                         "SGLang's, --kv-cache-memory a fixed pool")
+                         hint="--gpu-memory-utilization sizes vLLM's share of the GPU, "
+                         "--kv-cache-memory a fixed pool")
     for flag, fraction in (("--gpu-memory-utilization", gpu_memory_utilization),
                            ("--mem-fraction-static", mem_fraction_static)):
         if fraction is not None and not 0 < fraction <= 1:
@@ -112,7 +126,19 @@ def settings_from(
     explicit = any(v is not None for v in (tp, pp, dp, ep))
     tp_size, pp_size, dp_size = tp or 1, pp or 1, dp or 1
     expert = False
-    if ep is not None and ep > 1:
+    if dp_attention and (dp_size < 2 or tp_size % dp_size):
+        raise UsageError(
+            f"--enable-dp-attention runs DP inside the TP group: --dp ({dp_size}) must be at "
+            f"least 2 and divide --tp ({tp_size})",
+            hint="e.g. --tp 8 --dp 8 --enable-dp-attention (8 GPUs)",
+            flag="--enable-dp-attention")
+    if ep is not None and ep > 1 and dp_attention:
+        if ep != tp_size:
+            raise UsageError(f"--ep {ep} must equal --tp ({tp_size}) under DP attention: "
+                             "experts are spread over the TP group",
+                             hint="drop --ep, or set it to --tp", ep=ep)
+        expert = True
+    elif ep is not None and ep > 1:
         if ep != tp_size * dp_size:
             raise UsageError(
                 f"--ep {ep} must equal TP x DP ({tp_size * dp_size}): experts are spread "
@@ -126,13 +152,14 @@ def settings_from(
         kv_memory = int(text) if text.isdigit() else parse_size(text, "--kv-cache-memory")
     settings = Settings(
         engine=engine, engine_version=engine_version,
-        layout=Parallel(tp_size, pp_size, dp_size, expert), kv_cache_dtype=kv_cache_dtype,
+        layout=Parallel(tp_size, pp_size, dp_size, expert, dp_attention),
+        kv_cache_dtype=kv_cache_dtype or "auto",
         block_size=block_size, max_model_len=max_model_len, max_num_seqs=max_num_seqs,
         max_num_batched_tokens=max_num_batched_tokens,
         gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
         kv_cache_memory_bytes=kv_memory, enforce_eager=enforce_eager, speculative=speculative,
     )
-    return settings, explicit
+    return settings, explicit, notes
 
 
 @app.command()
@@ -142,8 +169,9 @@ def plan(
     nodes: Annotated[int, typer.Option("--nodes", min=1, help="Nodes.")] = 1,
     gpu_memory: GpuMemoryOption = None,
     compute_capability: ComputeCapabilityOption = None,
-    engine: Annotated[str, typer.Option(
-        "--engine", help="vllm or sglang.")] = "vllm",
+    engine: Annotated[str | None, typer.Option(
+        "--engine", help="vllm or sglang (default vllm; --mem-fraction-static selects "
+        "sglang).", show_default=False)] = None,
     engine_version: Annotated[str | None, typer.Option(
         "--engine-version", help="Engine version (0.19.0, 0.26.1rc1.dev229+g6f91edf96, V0); "
         "default: the latest the tables know.", show_default=False)] = None,
@@ -156,7 +184,7 @@ def plan(
     ep: Annotated[int | None, typer.Option(
         "--ep", min=1, help="Expert-parallel size (vLLM: --enable-expert-parallel; TP x DP).",
         show_default=False)] = None,
-    kv_cache_dtype: KvDtypeOption = "auto",
+    kv_cache_dtype: KvDtypeOption = None,
     block_size: Annotated[int | None, typer.Option("--block-size", min=1,
                                                    show_default=False)] = None,
     max_model_len: Annotated[int | None, typer.Option("--max-model-len", min=1,
@@ -180,10 +208,19 @@ def plan(
                                                 help="No CUDA graphs.")] = False,
     speculative: Annotated[bool, typer.Option(
         "--speculative", help="Load the MTP draft layers (speculative decoding).")] = False,
+    speculative_config: Annotated[str | None, typer.Option(
+        "--speculative-config", metavar="JSON", help="vLLM's speculative config: "
+        '\'{"method": "mtp", "num_speculative_tokens": 2}\', '
+        '\'{"method": "eagle3", "model": "org/draft"}\', ngram; the draft\'s weights and '
+        "KV pages are counted.", show_default=False)] = None,
+    enable_dp_attention: Annotated[bool, typer.Option(
+        "--enable-dp-attention", help="SGLang: DP attention inside the TP group (--tp 8 --dp "
+        "8 is 8 GPUs); selects SGLang.")] = False,
     context: Annotated[int | None, typer.Option(
         "--context", min=1, help="Report the concurrency at this context length.",
         show_default=False)] = None,
     revision: RevisionOption = None,
+    timeout: TimeoutOption = None,
     no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -196,22 +233,34 @@ def plan(
     from servewise.knowledge.accounting import load_engine_constants
     from servewise.plan.planner import make_plan
 
-    if engine not in ("vllm", "sglang"):
-        raise UsageError(f"--engine {engine!r}: expected vllm or sglang", found=engine)
-    settings, explicit = settings_from(
+    settings, explicit, notes = settings_from(
         engine=engine, engine_version=engine_version, tp=tp, pp=pp, dp=dp, ep=ep,
         kv_cache_dtype=kv_cache_dtype, block_size=block_size, max_model_len=max_model_len,
         max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
         gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
-        kv_cache_memory=kv_cache_memory, enforce_eager=enforce_eager, speculative=speculative)
+        kv_cache_memory=kv_cache_memory, enforce_eager=enforce_eager, speculative=speculative,
+        dp_attention=enable_dp_attention)
     memory = gpu_memory
     if gpu.split(":")[0].strip().lower() == "cpu" and memory is None and kv_cache_memory:
         memory = f"{settings.kv_cache_memory_bytes}B"
     device = gpu_spec(gpu, memory=memory, capability=compute_capability)
-    info = _load(model_id, revision, no_cache)
+    from servewise.plan.speculative import parse_speculative, resolve_speculative
+
+    wanted = parse_speculative(speculative_config) if speculative_config else None
+    info = _load(model_id, revision, no_cache, timeout)
+    if wanted is not None:
+        from dataclasses import replace
+
+        draft = resolve_speculative(wanted, info,
+                                    lambda ref: _load(ref, None, no_cache, timeout))
+        settings = replace(settings, speculative_config=draft)
+        notes.append(draft.describe())
+    given = frozenset(flag for flag, value in (("--kv-cache-dtype", kv_cache_dtype),
+                                               ("--max-model-len", max_model_len))
+                      if value is not None)
     result = make_plan(info, device, settings, load_engine_constants(),
                        gpus_per_node=device.count, nodes=nodes, context=context,
-                       explicit_layout=explicit)
+                       explicit_layout=explicit, given=given, notes=tuple(notes))
     data: dict[str, Any] = result.to_dict()
     if as_json:
         emit_json(data)

@@ -134,8 +134,8 @@ def header_length(
             expected=f"at most {limit} bytes (the header size cap)",
             found=f"{length} bytes",
             source=source,
-            hint="the file is not a safetensors file, or its header is larger than the cap; "
-            "raise it with --max-header-bytes if the file is genuine",
+            hint="the file is not a safetensors file (real headers are a few MiB at most): "
+            "check that it downloaded whole, e.g. against the sha256 the Hub lists",
         )
     if file_size is not None and PREFIX_BYTES + length > file_size:
         raise FormatError("safetensors header", offset=PREFIX_BYTES,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from servewise.archs import Arch
@@ -30,7 +30,7 @@ from servewise.inspect.report import BuildReport, LibraryReport, sort_archs
 from servewise.inspect.scan import scan_build
 from servewise.knowledge.gpus import Gpu
 from servewise.knowledge.libraries import load_library_table
-from servewise.sources import Source
+from servewise.sources import Source, SourceOptions
 from servewise.store import Store
 
 
@@ -285,6 +285,10 @@ class BisectResult:
     after: Probe | None
     """The first build with the other value."""
     changes: tuple[LibraryChange, ...] = ()
+    order: str = "as given"
+    """How the series is ordered, oldest first (``by version``, ``by created date``, ...)."""
+    notes: tuple[str, ...] = ()
+    """What bisect decided on its own (a series turned round)."""
 
     @property
     def found(self) -> bool:
@@ -318,6 +322,8 @@ class BisectResult:
         bad = self.after if self.direction == "lost" else self.before
         return {
             "predicate": self.predicate,
+            "order": self.order,
+            "notes": list(self.notes),
             "found": self.found,
             "direction": self.direction,
             "series": [c.to_dict() for c in self.series],
@@ -351,8 +357,14 @@ def bisect(
     store: Store | None = None,
     progress: ProbeCallback | None = None,
     workers: int | None = None,
+    order: str = "as given",
+    options: SourceOptions | None = None,
 ) -> BisectResult:
-    """Judge both ends of ``series``, then halve until two neighbours differ."""
+    """Judge both ends of ``series`` (oldest first), then halve until two neighbours differ.
+
+    With ``order="as given"``, the two ends are checked by what they hold (engine version,
+    else created date): a series given newest first is turned round, and the result says so.
+    """
     if len(series) < 2:
         raise UsageError(
             f"bisect needs at least two builds; the series has {len(series)}",
@@ -367,7 +379,7 @@ def bisect(
             candidate = series[index]
             source = candidate.open() if candidate.open is not None else None
             report = scan_build(candidate.ref, store=store, source=source, memory=memory,
-                                workers=workers)
+                                workers=workers, options=options)
             good, why, result = predicate.judge(report)
             probes[index] = Probe(index, candidate, good, why, report, result)
             if progress:
@@ -376,6 +388,16 @@ def bisect(
 
     lo, hi = 0, len(series) - 1
     first, last = judge(lo), judge(hi)
+    notes: list[str] = []
+    if order == "as given":
+        turned = _newest_first(first, last)
+        if turned is not None:
+            series = series[::-1]
+            probes = {hi - i: replace(p, index=hi - i) for i, p in probes.items()}
+            first, last = probes[lo], probes[hi]
+            order = f"by {turned[0]}"
+            notes.append(f"the builds were given newest first ({turned[1]}); judged oldest "
+                         "first")
     before = after = None
     if first.good != last.good:
         while hi - lo > 1:
@@ -387,7 +409,25 @@ def bisect(
         before, after = probes[lo], probes[hi]
     ordered = tuple(probes[i] for i in sorted(probes))
     changes = compare(before, after) if before and after else ()
-    return BisectResult(tuple(series), predicate.describe(), ordered, before, after, changes)
+    return BisectResult(tuple(series), predicate.describe(), ordered, before, after, changes,
+                        order, tuple(notes))
+
+
+def _age(probe: Probe) -> tuple[str, Any] | None:
+    """What says how old a judged build is: its engine version, else its created date."""
+    found = engine_version(probe.report)
+    if found is not None and found.engine_version is not None:
+        return "engine version", found.engine_version
+    created = probe.report.metadata.get("created") or probe.report.metadata.get("uploaded")
+    return ("created date", str(created)) if created else None
+
+
+def _newest_first(first: Probe, last: Probe) -> tuple[str, str] | None:
+    """``(what, evidence)`` when the first build is newer than the last, else ``None``."""
+    a, b = _age(first), _age(last)
+    if a is None or b is None or a[0] != b[0] or not a[1] > b[1]:
+        return None
+    return a[0], f"{first.candidate.label} has {a[0]} {a[1]}, {last.candidate.label} {b[1]}"
 
 
 def between(series: list[Candidate], good: str | None, bad: str | None) -> list[Candidate]:

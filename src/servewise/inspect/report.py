@@ -206,6 +206,47 @@ class UnitCounts:
         return {"kind": self.kind, "read": self.read, "cached": self.cached}
 
 
+#: A reason shared by more files than this is shown once, with a count and examples.
+NOTE_GROUP_AT = 5
+#: Examples named in a grouped note.
+NOTE_EXAMPLES = 3
+
+
+def summarize_notes(notes: tuple[str, ...] | list[str], *, group_at: int = NOTE_GROUP_AT,
+                    examples: int = NOTE_EXAMPLES) -> list[str]:
+    """Notes for a person: ``PATH: REASON`` notes that share a reason become one line.
+
+    ``gate`` on a folder of 100,000 ``.so`` files that are not ELF would otherwise print
+    100,000 lines; it prints ``100000 files: not an ELF file, skipped (e.g. a.so, b.so,
+    c.so; --json lists every one)``. Notes without a path, and reasons shared by at most
+    ``group_at`` files, are kept as they are, in their first order.
+    """
+    by_reason: dict[str, list[str]] = {}
+    order: list[tuple[str, str | None]] = []  # (note or reason, None for a plain note)
+    for note in notes:
+        path, sep, reason = note.partition(": ")
+        if not sep or " " in path.strip() or not reason:
+            order.append((note, None))
+            continue
+        if reason not in by_reason:
+            by_reason[reason] = []
+            order.append((reason, reason))
+        by_reason[reason].append(path)
+    lines: list[str] = []
+    for text, grouped in order:
+        if grouped is None:
+            lines.append(text)
+            continue
+        reason = grouped
+        paths = by_reason[reason]
+        if len(paths) <= group_at:
+            lines.extend(f"{path}: {reason}" for path in paths)
+            continue
+        named = ", ".join(paths[:examples])
+        lines.append(f"{len(paths)} files: {reason} (e.g. {named}; --json lists every one)")
+    return lines
+
+
 @dataclass(frozen=True)
 class BuildReport:
     """Every library of one build."""
@@ -237,6 +278,10 @@ class BuildReport:
             if library.path == path:
                 return library
         raise KeyError(path)
+
+    def note_lines(self) -> list[str]:
+        """The notes as a person reads them (:func:`summarize_notes`); ``notes`` has all."""
+        return summarize_notes(self.notes)
 
     def to_dict(self, *, entries: bool = False) -> dict[str, Any]:
         """JSON-ready form with stable keys; ``entries`` adds every compiled image."""

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from servewise.errors import (
     ArchiveLimitError,
+    DeadlineError,
     IntegrityError,
     RateLimitError,
     RegistryError,
@@ -132,7 +133,8 @@ def read_unit(unit: Unit) -> dict[str, Any]:
 
 _ERROR_KINDS: dict[str, type[SourceError]] = {
     cls.kind: cls
-    for cls in (SourceError, ArchiveLimitError, IntegrityError, RegistryError, RateLimitError)
+    for cls in (SourceError, ArchiveLimitError, IntegrityError, RegistryError, RateLimitError,
+                DeadlineError)
 }
 
 

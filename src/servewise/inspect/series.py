@@ -3,8 +3,11 @@
 :func:`series_for` turns the command line's REFs into an ordered list of
 :class:`~servewise.inspect.bisect.Candidate`: one bare repository (no tag) gives its
 tags by created date, ``pypi:NAME`` (no version) the package's versions in version
-order, and several REFs the builds in the order given. Tags that point at the same
-image are one build.
+order, and several REFs the builds oldest first: by the version their REFs name
+(``pypi:NAME==V``, a wheel's file name, an image tag such as ``v0.33.0``) when every one
+names one, else as given — and then :func:`~servewise.inspect.bisect.bisect` checks the
+two ends it judges by the engine version or date inside them and turns the series round
+when it was given newest first. Tags that point at the same image are one build.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from servewise.errors import UsageError
+from servewise.errors import ServewiseError, UsageError
 from servewise.inspect.bisect import Candidate
 from servewise.inspect.tags import (
     compile_match,
@@ -32,6 +35,7 @@ from servewise.sources.registry import (
 )
 from servewise.sources.resolve import looks_like_path
 from servewise.store import Store
+from servewise.versions import EngineVersion
 
 
 @dataclass
@@ -42,6 +46,9 @@ class Series:
     """``tags``, ``versions`` or ``list``."""
     candidates: list[Candidate]
     notes: list[str] = field(default_factory=list)
+    order: str = "as given"
+    """How the builds are ordered, oldest first: ``by created date``, ``by version``,
+    ``as given`` (a list whose REFs name no versions: checked by ``bisect``)."""
 
 
 def _image_opener(access: RegistryAccess, image: ResolvedImage, ref: str) -> Candidate:
@@ -57,12 +64,13 @@ def image_series(repo: str, *, match: str | None, options: SourceOptions,
     reference = parse_image_reference(repo, allow_bare=True)
     pattern = compile_match(match)
     documents = load_documents(store, reference)
-    with RegistryClient.connect(reference, insecure=options.insecure) as client:
+    with RegistryClient.connect(reference, insecure=options.insecure,
+                                deadline=options.deadline) as client:
         names = [t for t in client.tags() if pattern is None or pattern.search(t)]
         infos = resolve_tags(client, reference, names, options.platform, documents)
         access = client.current_access
     save_documents(store, reference, documents)
-    series = Series("tags", [])
+    series = Series("tags", [], order="by created date")
     by_digest: dict[str, int] = {}
     for info in date_order(infos):
         if info.image is None or info.digest is None:
@@ -87,21 +95,23 @@ def version_series(ref: str, *, match: str | None, options: SourceOptions) -> Se
     """The versions of ``pypi:NAME`` (matching ``match``) that have a wheel for the platform."""
     name, _ = parse_pypi_ref(ref)
     pattern = compile_match(match)
-    series = Series("versions", [])
-    for release in releases(name, index_url(options.index_url), options.platform):
+    series = Series("versions", [], order="by version")
+    for release in releases(name, index_url(options.index_url), options.platform,
+                            deadline=options.deadline):
         if pattern is not None and not pattern.search(release.version):
             continue
         if release.wheel is None:
             series.notes.append(f"{name} {release.version} left out: no wheel for the platform")
             continue
-        series.candidates.append(_release_candidate(release, options.platform))
+        series.candidates.append(_release_candidate(release, options))
     return series
 
 
-def _release_candidate(release: Release, platform: str | None) -> Candidate:
+def _release_candidate(release: Release, options: SourceOptions) -> Candidate:
     ref = f"pypi:{release.name}=={release.version}"
     return Candidate(label=release.version, ref=ref, created=release.uploaded,
-                     open=lambda: open_release(release, ref, platform))
+                     open=lambda: open_release(release, ref, options.platform,
+                                               options.deadline))
 
 
 def series_for(refs: list[str], *, match: str | None, options: SourceOptions,
@@ -130,7 +140,34 @@ def series_for(refs: list[str], *, match: str | None, options: SourceOptions,
     if match is not None:
         raise UsageError("--match selects tags or versions; with a list of builds, give the "
                          "ones you want", found=match, hint="drop --match")
-    return Series("list", [Candidate(label=ref, ref=ref) for ref in refs])
+    return list_series(refs)
 
 
-__all__ = ["Series", "image_series", "series_for", "version_series"]
+def ref_version(ref: str) -> EngineVersion | None:
+    """The version a REF names by itself (``pypi:vllm==0.33.0``, a wheel, ``repo:v0.33.0``)."""
+    from servewise.versions import read_version
+
+    try:
+        return read_version(ref.removeprefix("pypi:")).engine_version
+    except ServewiseError:
+        return None
+
+
+def list_series(refs: list[str]) -> Series:
+    """Builds named one by one, oldest first by the versions their REFs name, if all do."""
+    candidates = [Candidate(label=ref, ref=ref) for ref in refs]
+    versions = [ref_version(ref) for ref in refs]
+    known = [v for v in versions if v is not None]
+    if len(known) < len(refs) or len(set(known)) < 2:
+        return Series("list", candidates)
+    order = sorted(range(len(refs)), key=lambda i: versions[i])  # type: ignore[arg-type,return-value]
+    series = Series("list", [candidates[i] for i in order], order="by version")
+    if order != list(range(len(refs))):
+        shown = " < ".join(f"{versions[i]}" for i in order)
+        series.notes.append(f"builds ordered oldest first by the versions their names give "
+                            f"({shown}), not as given")
+    return series
+
+
+__all__ = ["Series", "image_series", "list_series", "ref_version", "series_for",
+           "version_series"]

@@ -16,8 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from servewise.errors import RateLimitError, ServewiseError, UsageError
+from servewise.errors import DeadlineError, RateLimitError, ServewiseError, UsageError
 from servewise.formats.imageref import ImageReference
+from servewise.sources.deadline import Deadline
 from servewise.sources.image import DEFAULT_PLATFORM
 from servewise.sources.registry import (
     RegistryClient,
@@ -119,7 +120,7 @@ def resolve_tags(
         try:
             image = resolve(client, reference.with_reference(tag=name), platform, documents)
         except ServewiseError as error:
-            if isinstance(error, RateLimitError):
+            if isinstance(error, (RateLimitError, DeadlineError)):
                 raise
             return TagInfo(name, None, None, None, None, error=error.message)
         if progress:
@@ -139,6 +140,7 @@ def list_tags(
     insecure: bool = False,
     store: Store | None = None,
     progress: Callable[[str], None] | None = None,
+    deadline: Deadline | None = None,
 ) -> TagList:
     """Every tag of ``repo`` (matching ``match``), with created dates, oldest first."""
     reference = parse_image_reference(repo, allow_bare=True)
@@ -148,7 +150,7 @@ def list_tags(
                          f"{reference.repository}", found=repo)
     pattern = compile_match(match)
     documents = load_documents(store, reference)
-    with RegistryClient.connect(reference, insecure=insecure) as client:
+    with RegistryClient.connect(reference, insecure=insecure, deadline=deadline) as client:
         names = [t for t in client.tags() if pattern is None or pattern.search(t)]
         infos = resolve_tags(client, reference, names, platform, documents, progress)
     save_documents(store, reference, documents)

@@ -48,6 +48,8 @@ FIELDS = frozenset(
         "memory_type",
         "driver_memory_gib",
         "driver_memory_source",
+        "nvidia_smi_mib",
+        "nvidia_smi_source",
         "family",
         "form_factor",
         "source",
@@ -60,6 +62,16 @@ FAMILIES = frozenset(
     {"turing", "ampere", "ada", "hopper", "blackwell", "rubin", "volta", "pascal"}
 )
 """Accepted ``family`` values."""
+
+SMI_RESERVE_BYTES = 470 * 2**20
+"""What the engine's total (``torch.cuda.mem_get_info``) lacks against ``nvidia-smi``'s.
+
+Pairs from public output of the same GPU model: H100 SXM 81,559 MiB vs vLLM's 79.19 GiB
+(-468 MiB), RTX 3090 24,576 vs 23.58 GiB (-430), RTX 5090 32,607 vs 31.4 GiB (-453),
+A100 40GB 40,960 vs 39.50 GiB (-512), RTX 4090 24,564 vs 23.65 GiB (-346), A10 23,028 vs
+22.18 GiB (-316), B200 183,359 vs 178.35 GiB (-729); sources in ``gpus.toml``."""
+SMI_RESERVE_SPREAD = 260 * 2**20
+"""How far one GPU's reserve strays from :data:`SMI_RESERVE_BYTES` in those pairs."""
 
 _VENDOR_PREFIX = re.compile(r"^(?:nvidia[\s_-]+)?(?:geforce[\s_-]+|tesla[\s_-]+)?")
 _SEPARATORS = re.compile(r"[\s_-]+")
@@ -98,8 +110,12 @@ class Gpu:
     device_names: tuple[str, ...] = ()
     legacy_cc: ComputeCapability | None = None
     driver_memory_bytes: int | None = None
-    """Total memory as the driver reports it (what engines see), where a real log gives it."""
+    """Total memory as the engine sees it (torch's total, vLLM's ``total_gpu_memory``),
+    where a public engine log or PyTorch message gives it."""
     driver_memory_source: str = ""
+    nvidia_smi_bytes: int | None = None
+    """Total memory as ``nvidia-smi`` prints it (MiB), where public output gives it."""
+    nvidia_smi_source: str = ""
 
     @property
     def source(self) -> str:
@@ -115,12 +131,42 @@ class Gpu:
     def engine_memory(self) -> tuple[int, str]:
         """Total memory as the engines see it and where the figure comes from.
 
-        The driver's total (``"driver"``) where a real log gives it, else the vendor's
-        (``"vendor"``): an H200's 141 GB are 140.4 GiB to the driver but 131.3 GiB as stored.
+        ``driver``: an engine log gives it, or ``nvidia-smi``'s total less the memory the
+        driver keeps back (:data:`SMI_RESERVE_BYTES`). ``vendor``: only the vendor's "GB"
+        is known, read as 10**9 bytes (a lower bound: see :attr:`memory_range`).
         """
         if self.driver_memory_bytes:
             return self.driver_memory_bytes, "driver"
+        if self.nvidia_smi_bytes:
+            return self.nvidia_smi_bytes - SMI_RESERVE_BYTES, "driver"
         return self.memory_bytes, "vendor"
+
+    @property
+    def memory_range(self) -> tuple[int, int]:
+        """The lowest and highest total the engine may see, given what pins the figure.
+
+        An engine log pins it to its rounding (0.01 GiB); an ``nvidia-smi`` total leaves the
+        driver's reserve open (:data:`SMI_RESERVE_SPREAD`); a vendor "N GB" alone leaves
+        anything from N·10⁹ bytes to N GiB (ECC and firmware reservations vary by board).
+        """
+        size, _ = self.engine_memory
+        if self.driver_memory_bytes:
+            return size - 2**30 // 200, size + 2**30 // 200
+        if self.nvidia_smi_bytes:
+            return size - SMI_RESERVE_SPREAD, size + SMI_RESERVE_SPREAD
+        nominal = self.memory_bytes
+        if self.memory_bytes % 10**9 == 0:
+            nominal = self.memory_bytes // 10**9 * 2**30
+        return self.memory_bytes, max(nominal, self.memory_bytes)
+
+    @property
+    def memory_pinned_by(self) -> str:
+        """What fixes the total: ``engine log``, ``nvidia-smi`` or ``vendor datasheet only``."""
+        if self.driver_memory_bytes:
+            return "engine log"
+        if self.nvidia_smi_bytes:
+            return "nvidia-smi"
+        return "vendor datasheet only"
 
     @property
     def memory_gb(self) -> float:
@@ -147,6 +193,8 @@ class Gpu:
             "memory_type": self.memory_type,
             "driver_memory_bytes": self.driver_memory_bytes,
             "driver_memory_source": self.driver_memory_source or None,
+            "nvidia_smi_bytes": self.nvidia_smi_bytes,
+            "nvidia_smi_source": self.nvidia_smi_source or None,
             "family": self.family,
             "form_factor": self.form_factor,
             "notes": self.notes,
@@ -257,6 +305,11 @@ def gpu_from_entry(entry: RawEntry) -> Gpu:
     if reader.has("driver_memory_gib"):
         driver = round(reader.positive_number("driver_memory_gib") * 2**30)
         driver_source = reader.string("driver_memory_source")
+    smi = None
+    smi_source = ""
+    if reader.has("nvidia_smi_mib"):
+        smi = reader.positive_int("nvidia_smi_mib") * 2**20
+        smi_source = reader.string("nvidia_smi_source")
     ident = reader.string("id")
     if normalize_name(ident) != ident:
         raise reader.error(
@@ -278,6 +331,8 @@ def gpu_from_entry(entry: RawEntry) -> Gpu:
         legacy_cc=legacy,
         driver_memory_bytes=driver,
         driver_memory_source=driver_source,
+        nvidia_smi_bytes=smi,
+        nvidia_smi_source=smi_source,
     )
 
 
@@ -350,6 +405,19 @@ class GpuSpec:
     gpu: Gpu | None = None
     amx: bool = False
     """CPU backend: whether the CPU has AMX tiles (vLLM's CPU MLA block-size rule)."""
+    memory_low_bytes: int | None = None
+    """The lowest total the engine may see (None: ``memory_bytes`` is exact)."""
+    memory_high_bytes: int | None = None
+    """The highest total the engine may see (None: ``memory_bytes`` is exact)."""
+    memory_pinned_by: str = "user"
+    """What fixes ``memory_bytes``: ``engine log``, ``nvidia-smi``, ``vendor datasheet only``
+    or ``user``."""
+
+    @property
+    def memory_range(self) -> tuple[int, int]:
+        """The lowest and highest total memory the engine may see on one device."""
+        return (self.memory_low_bytes or self.memory_bytes,
+                self.memory_high_bytes or self.memory_bytes)
 
     @property
     def is_cpu(self) -> bool:
@@ -375,6 +443,8 @@ class GpuSpec:
             "platform": self.platform,
             "memory_bytes": self.memory_bytes,
             "memory_source": self.memory_source,
+            "memory_pinned_by": self.memory_pinned_by,
+            "memory_range_bytes": list(self.memory_range),
             "compute_capability": str(cc) if cc else None,
         }
 
@@ -429,10 +499,14 @@ def resolve_gpu(
             table.find(name)  # raises, naming close matches
         assert memory is not None
         return GpuSpec(name, count, parse_size(memory), "user", compute_capability=cc)
-    size, source = gpu.engine_memory
     if memory is not None:
-        size, source = parse_size(memory), "user"
-    return GpuSpec(gpu.name, count, size, source, compute_capability=cc or gpu.cc, gpu=gpu)
+        return GpuSpec(gpu.name, count, parse_size(memory), "user",
+                       compute_capability=cc or gpu.cc, gpu=gpu)
+    size, source = gpu.engine_memory
+    low, high = gpu.memory_range
+    return GpuSpec(gpu.name, count, size, source, compute_capability=cc or gpu.cc, gpu=gpu,
+                   memory_low_bytes=low, memory_high_bytes=high,
+                   memory_pinned_by=gpu.memory_pinned_by)
 
 
 def parse_gpu_spec(

@@ -24,7 +24,8 @@ from servewise.formats.hfconfig import HfConfig
 DENSE_TYPES = frozenset(
     {"llama", "mistral", "qwen2", "qwen3", "phi3", "granite", "olmo2", "internlm2",
      "mixtral", "qwen2_moe", "qwen3_moe", "glm4_moe", "glm4", "ministral", "llama4_text",
-     "cohere", "cohere2", "exaone", "smollm3", "starcoder2", "gemma"}
+     "cohere", "cohere2", "exaone", "smollm3", "starcoder2", "gemma", "minimax_m2",
+     "llama4", "qwen3_vl_text", "qwen3_vl_moe_text"}
 )
 MLA_TYPES = frozenset({"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm_moe_dsa",
                        "kimi_vl"})
@@ -32,6 +33,8 @@ GEMMA_WINDOWED = frozenset({"gemma2", "gemma3", "gemma3_text"})
 GDN_TYPES = frozenset({"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
                        "qwen3_5_moe_text"})
 MAMBA_TYPES = frozenset({"nemotron_h"})
+#: Kimi Delta Attention (linear, GDN-shaped state) interleaved with MLA layers.
+KDA_TYPES = frozenset({"kimi_linear"})
 
 #: transformers' defaults for fields Gemma 3's published configs leave out
 #: (``Gemma3TextConfig``; google/gemma-3-27b-it's text_config relies on them).
@@ -199,6 +202,19 @@ def _attention_layers(text: Mapping[str, Any], model_type: str, count: int, kv_h
             first = _int(text, "max_window_layers", default=count)
             return [sliding() if i >= first else full for i in range(count)], notes
         return [full] * count, notes
+    chunk = _int(text, "attention_chunk_size")
+    if model_type.startswith("llama4") and chunk:
+        # Llama 4: RoPE layers attend within a chunk, NoPE layers (every 4th) globally;
+        # vLLM keeps a chunk plus the batch for chunked layers (ChunkedLocalAttentionSpec),
+        # read here as a window of attention_chunk_size.
+        rope = text.get("no_rope_layers")
+        if not (isinstance(rope, list) and len(rope) >= count):
+            interval = _int(text, "no_rope_layer_interval", default=4)
+            rope = [int((i + 1) % interval != 0) for i in range(count)]
+        notes.append(f"chunked local attention ({chunk}-token chunks) on the RoPE layers, "
+                     "estimated as a sliding window of the chunk size")
+        chunked = LayerCache("sliding", kv_heads, head_dim, head_dim, window=chunk)
+        return [chunked if rope[i] else full for i in range(count)], notes
     if window and model_type in ("mistral", "mixtral", "ministral", "phi3", "starcoder2"):
         notes.append(f"sliding window {window} on every layer")
         return [sliding()] * count, notes
@@ -232,12 +248,41 @@ def _moe(text: Mapping[str, Any]) -> MoeSpec | None:
         shared = 1
     return MoeSpec(
         experts=experts,
-        top_k=_int(text, "num_experts_per_tok", "moe_topk", "top_k", default=1),
+        top_k=_int(text, "num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k",
+                   default=1),
         intermediate=_int(text, "moe_intermediate_size", "intermediate_size"),
         shared_experts=shared,
         shared_intermediate=shared_intermediate or _int(text, "moe_intermediate_size") * shared,
         dense_layers=_int(text, "first_k_dense_replace"),
     )
+
+
+def _kimi_linear(base: ModelSpec, text: Mapping[str, Any], count: int,
+                 notes: list[str]) -> ModelSpec:
+    """Kimi-Linear: KDA layers (a gated delta rule, vLLM's GDN state shapes: one
+    ``num_heads x head_dim x head_dim`` state and short convolutions over q, k and v) and
+    MLA layers, as ``linear_attn_config`` lists them (1-based layer numbers)."""
+    linear = text.get("linear_attn_config")
+    if not isinstance(linear, Mapping):
+        return replace(base, family="kda-hybrid", unsupported_reason="kimi_linear config "
+                       "without linear_attn_config")
+    kda = linear.get("kda_layers")
+    if not isinstance(kda, list) or not all(isinstance(i, int) for i in kda):
+        return replace(base, family="kda-hybrid", unsupported_reason="kimi_linear config "
+                       "without linear_attn_config.kda_layers")
+    kda_set = {int(i) - 1 for i in kda}
+    heads = _int(linear, "num_heads")
+    dim = _int(linear, "head_dim")
+    state = LayerCache("gdn", state_heads=heads, state_k=dim, state_v=dim,
+                       conv_dim=3 * heads * dim,
+                       conv_kernel=_int(linear, "short_conv_kernel_size", default=4))
+    latent = _int(text, "kv_lora_rank") + _int(text, "qk_rope_head_dim")
+    mla = LayerCache("mla", 1, latent, 0, latent=latent)
+    layers = [state if i in kda_set else mla for i in range(count)]
+    notes = [*notes, "KDA layers sized as vLLM's GDN state (KimiGatedDeltaNetAttention "
+             "subclasses GatedDeltaNetAttention): the state dtype follows the model's"]
+    return replace(base, family="kda-hybrid", supported=True, layers=tuple(layers),
+                   notes=tuple(notes))
 
 
 def model_spec(config: HfConfig) -> ModelSpec:
@@ -328,6 +373,8 @@ def model_spec(config: HfConfig) -> ModelSpec:
                          mtp_layers=_int(text, "mtp_num_hidden_layers",
                                          "num_nextn_predict_layers"),
                          notes=tuple(notes))
+    if model_type in KDA_TYPES:
+        return _kimi_linear(base, text, count, notes)
     if model_type in MAMBA_TYPES:
         pattern = str(text.get("hybrid_override_pattern") or "")
         if len(pattern) < count:

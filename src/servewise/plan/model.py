@@ -12,15 +12,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from servewise.formats.checkpoint import Checkpoint, WeightTensor
 from servewise.formats.hfconfig import HfConfig
 from servewise.formats.safetensors import DTYPE_BITS
 from servewise.plan.arch import ModelSpec, model_spec
 from servewise.plan.kv import round_up
 from servewise.plan.weights import (
     ClassifiedTensor,
+    Parallel,
+    RankWeights,
     WeightSummary,
-    WeightTensor,
     classify,
+    per_rank,
     summarize,
 )
 
@@ -45,6 +48,15 @@ class ModelInfo:
     revision: str | None = None
     notes: tuple[str, ...] = field(default=())
 
+    @classmethod
+    def from_checkpoint(cls, checkpoint: Checkpoint) -> ModelInfo:
+        """The planner's model of a checkpoint read by a source."""
+        return cls(ref=checkpoint.ref, source=checkpoint.source, config=checkpoint.config,
+                   tensors=checkpoint.tensors, files=checkpoint.files,
+                   file_bytes=checkpoint.file_bytes, provenance=checkpoint.provenance,
+                   quant_config=checkpoint.quant_config, revision=checkpoint.revision,
+                   notes=checkpoint.notes)
+
     @functools.cached_property
     def spec(self) -> ModelSpec:
         """The architecture spec of the config (computed once)."""
@@ -55,6 +67,19 @@ class ModelInfo:
         """Every tensor with its role and sharding rule (computed once)."""
         spec = self.spec
         return tuple(classify(tensor, spec) for tensor in self.tensors)
+
+    @functools.cached_property
+    def _per_rank_memo(self) -> dict[tuple[Parallel, bool], list[RankWeights]]:
+        return {}
+
+    def per_rank(self, layout: Parallel, *, load_mtp: bool = False) -> list[RankWeights]:
+        """:func:`~servewise.plan.weights.per_rank` for this model, computed once per layout
+        (a plan predicts many layouts and settings); the caller gets its own copies."""
+        key = (layout, load_mtp)
+        memo = self._per_rank_memo
+        if key not in memo:
+            memo[key] = per_rank(self.classified, self.spec, layout, load_mtp=load_mtp)
+        return [RankWeights(stage.stage, dict(stage.by_role)) for stage in memo[key]]
 
     @functools.cached_property
     def weights(self) -> WeightSummary:

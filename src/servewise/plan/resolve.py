@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from servewise.errors import UsageError
+from servewise.formats.checkpoint import WeightTensor
 from servewise.formats.hfconfig import config_from_mapping
 from servewise.formats.safetensors import DTYPE_BITS
 from servewise.knowledge.cards import CardEntry, card_document, card_index, find_card
 from servewise.plan.model import ModelInfo
-from servewise.plan.weights import WeightTensor
 
 if TYPE_CHECKING:
     from servewise.store import Store
@@ -72,7 +72,7 @@ def load_model(ref: str, *, revision: str | None = None,
         if path.is_dir():
             from servewise.sources.model_folder import read_folder
 
-            return read_folder(path)
+            return ModelInfo.from_checkpoint(read_folder(path))
         if path.suffix == ".json" or path.exists():
             raise UsageError(f"{ref} is not a model folder",
                              hint="point at the folder that holds config.json", found=ref)
@@ -84,7 +84,7 @@ def load_model(ref: str, *, revision: str | None = None,
         raise _unknown(text)
     from servewise.sources.hub import read_hub
 
-    return read_hub(repo, revision=revision, store=store)
+    return ModelInfo.from_checkpoint(read_hub(repo, revision=revision, store=store))
 
 
 def _unknown(ref: str) -> UsageError:

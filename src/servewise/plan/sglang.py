@@ -17,13 +17,15 @@ Everything outside the fraction — activations, CUDA graphs, MoE workspaces —
 
 from __future__ import annotations
 
+import math
+
 from servewise.errors import UnsupportedModelError
 from servewise.knowledge.accounting import EngineConstants
 from servewise.knowledge.gpus import GpuSpec
 from servewise.plan.kv import sglang_cell_bytes
 from servewise.plan.model import ModelInfo
 from servewise.plan.startup import Settings, Startup, engine_version
-from servewise.plan.weights import per_rank, pp_layer_ranges
+from servewise.plan.weights import pp_layer_ranges
 from servewise.versions import EngineVersion
 
 ENGINE = "sglang"
@@ -44,8 +46,14 @@ _GPU_TIERS = (
 
 def default_fraction(device: GpuSpec, settings: Settings, constants: EngineConstants,
                      version: EngineVersion) -> tuple[float, dict[str, float]]:
-    """SGLang's default ``--mem-fraction-static`` and the reserve behind it (MiB)."""
-    gib = device.memory_bytes / GIB
+    """SGLang's default ``--mem-fraction-static`` and the reserve behind it (MiB).
+
+    SGLang reads the GPU's capacity from ``nvidia-smi --query-gpu=memory.total``
+    (``get_nvgpu_memory_capacity``), so the catalog's nvidia-smi total is used where known.
+    """
+    smi = device.gpu.nvidia_smi_bytes if device.gpu is not None else None
+    capacity = smi if smi and device.memory_source != "user" else device.memory_bytes
+    gib = capacity / GIB
     layout = settings.layout
     tier = next(t for t in _GPU_TIERS if gib < t[0])
     _, chunked, small_bs, large_bs = tier
@@ -58,12 +66,17 @@ def default_fraction(device: GpuSpec, settings: Settings, constants: EngineConst
     if gib > 60:
         reserved = max(reserved, constants.number(ENGINE, "reserved_mib_floor_large_gpu",
                                                   version))
-    if settings.speculative:
+    if settings.loads_mtp or settings.speculative_config is not None:
         reserved += constants.number(ENGINE, "reserved_mib_eagle", version)
-    total_mib = device.memory_bytes / MIB
+    total_mib = capacity / MIB
     fraction = round((total_mib - reserved) / total_mib, 3)
     return fraction, {"reserved_mib": reserved, "chunked_prefill_size": chunked,
                       "cuda_graph_max_bs": graph_bs}
+
+
+def _ceil3(value: float) -> float:
+    """``value`` rounded up to 3 decimals (a fraction that is enough, not just short)."""
+    return math.ceil(value * 1000) / 1000
 
 
 def page_size(model: ModelInfo) -> int:
@@ -92,13 +105,13 @@ def sglang_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
         seen = constants.number(ENGINE, "observed_default_fraction_dsv4_h200", version)
         notes.append(f"the seed reports a default of {seen} for DeepSeek-V4 on H200; the "
                      f"formula gives {default} (see accounting.toml)")
-    stages = per_rank(model.classified, spec, layout, load_mtp=settings.speculative)
+    stages = model.per_rank(layout, load_mtp=settings.loads_mtp)
     weights = max(stage.total for stage in stages)
     context = constants.integer(
         ENGINE, "pre_load_used_bytes_multi_gpu" if layout.tp * layout.pp > 1
         else "pre_load_used_bytes_single_gpu", version)
     free_before = device.memory_bytes - context
-    cells = [sglang_cell_bytes(spec, layers, tp=layout.tp,
+    cells = [sglang_cell_bytes(spec, layers, tp=layout.attention_tp,
                                kv_cache_dtype=settings.kv_cache_dtype or "auto")
              for layers in pp_layer_ranges(spec.num_layers, layout.pp)]
     page = page_size(model)
@@ -116,12 +129,23 @@ def sglang_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
     tokens = tokens // page * page if tokens > 0 else tokens
     cell = max(cells)
     error = None
+    heaviest = max(stage.total for stage in stages)
+    lowest = (heaviest + cell * page) / free_before if free_before > 0 else 1.0
+    lowest_full = (heaviest + cell * context_len) / free_before if free_before > 0 else 1.0
     if tokens <= 0:
         if version.at_least("0.5.10"):
             error = (f"Loaded weights leave no GPU memory for the KV cache under "
                      f"--mem-fraction-static={fraction}")
         else:
             error = "Not enough memory. Please try to increase --mem-fraction-static."
+        if lowest < 1:
+            notes.append(f"the smallest --mem-fraction-static that leaves a KV page is "
+                         f"{_ceil3(lowest)}; one {context_len}-token request needs "
+                         f"{_ceil3(lowest_full)}" + ("" if lowest_full < 1 else
+                                                   " (more than the whole GPU)"))
+        else:
+            notes.append("the weights alone exceed the GPU's memory on one rank: no "
+                         "--mem-fraction-static helps; add GPUs or quantize")
     running = min(max(int(max(tokens, 0) / context_len * 512), 2048), 4096)
     breakdown = {
         "device_memory_bytes": device.memory_bytes,
@@ -136,6 +160,8 @@ def sglang_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
         "page_size": page,
         "context_len": context_len,
         "max_running_requests_default": running,
+        "lowest_viable_mem_fraction_static": _ceil3(lowest),
+        "dp_attention": layout.dp_attention,
         "layout": layout.label(),
     }
     if tokens > 0 and tokens < context_len:

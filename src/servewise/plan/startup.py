@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servewise.knowledge.accounting import EngineConstants
+from servewise.plan.speculative import Speculative
 from servewise.plan.weights import Parallel
 from servewise.versions import EngineVersion
 
@@ -34,7 +35,15 @@ class Settings:
     kv_cache_memory_bytes: int | None = None
     enforce_eager: bool = False
     speculative: bool = False
-    """Whether an MTP/draft model is loaded (its layers' weights and KV count)."""
+    """Whether the checkpoint's MTP layers are loaded as the draft (``--speculative``)."""
+    speculative_config: Speculative | None = None
+    """``--speculative-config``: the draft's method, tokens and model."""
+
+    @property
+    def loads_mtp(self) -> bool:
+        """Whether the checkpoint's MTP layers are loaded (their weights and KV count)."""
+        return self.speculative or (self.speculative_config is not None
+                                    and self.speculative_config.uses_mtp)
 
 
 @dataclass(frozen=True)

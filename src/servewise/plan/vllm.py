@@ -23,6 +23,8 @@ Every constant comes from :mod:`servewise.knowledge.accounting`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from servewise.archs import ComputeCapability
 from servewise.errors import UnsupportedModelError, UsageError
 from servewise.knowledge.accounting import EngineConstants
@@ -39,7 +41,7 @@ from servewise.plan.kv import (
 )
 from servewise.plan.model import ModelInfo, expert_padding_factor
 from servewise.plan.startup import Settings, Startup, engine_version
-from servewise.plan.weights import RankWeights, per_rank
+from servewise.plan.weights import RankWeights
 from servewise.versions import EngineVersion
 
 GIB = 2**30
@@ -121,10 +123,12 @@ def rank_weights(model: ModelInfo, device: GpuSpec, settings: Settings,
                  constants: EngineConstants, version: EngineVersion
                  ) -> tuple[list[RankWeights], list[str]]:
     """Weights on one rank of each pipeline stage, with the loader's padding applied."""
-    stages = per_rank(model.classified, model.spec, settings.layout,
-                      load_mtp=settings.speculative)
+    stages = model.per_rank(settings.layout, load_mtp=settings.loads_mtp)
     factor, why = _mxfp4_factor(model, device, version, constants)
     notes = []
+    draft = settings.speculative_config
+    if draft is not None and draft.draft is not None:
+        stages[-1].by_role["draft"] = draft.draft_weights_per_rank(settings.layout.tp)
     if factor != 1.0:
         for stage in stages:
             stage.by_role["experts"] = int(stage.by_role["experts"] * factor)
@@ -134,19 +138,35 @@ def rank_weights(model: ModelInfo, device: GpuSpec, settings: Settings,
 
 def activation_bytes(model: ModelInfo, settings: Settings, mnbt: int, seqs: int,
                      constants: EngineConstants, version: EngineVersion) -> int:
-    """The profile run's peak activation on one rank (GPU only)."""
+    """The profile run's peak activation on one rank (GPU only).
+
+    With data parallelism and expert parallelism, vLLM's default all-to-all
+    (``allgather_reducescatter``, ``config/parallel.py``) gathers every DP rank's tokens
+    before the experts, so a MoE layer of the profile run sees ``DP x`` the batched tokens:
+    the fused-MoE workspaces (``workspace13``/``workspace2`` of ``modular_kernel.py``, sized
+    by tokens x top_k x intermediate) and the gathered hidden states scale with it.
+    """
     spec = model.spec
-    tp = settings.layout.tp
+    layout = settings.layout
+    tp = layout.tp
     mlp = 3 * spec.intermediate / tp
-    if spec.moe is not None:
-        moe = spec.moe
-        experts = moe.top_k * 3 * moe.intermediate / tp
-        if moe.shared_experts:
-            experts += 3 * (moe.shared_intermediate or moe.intermediate) / tp
-        mlp = max(mlp if moe.dense_layers else 0, experts)
     hidden_multiples = constants.number(ENGINE, "activation_elements_per_token", version)
     element = 4 if spec.dtype.lower() in ("float32", "float") else 2
     tokens = mnbt * (hidden_multiples * spec.hidden + mlp) * element
+    if spec.moe is not None:
+        moe = spec.moe
+        shard = 1 if layout.expert_parallel else tp
+        inter = moe.intermediate / shard
+        # TritonExperts.workspace_shapes (0.32.0): workspace13 (M, top_k, max(I, H)) and
+        # workspace2 (M, top_k, max(2I, H)); the output (M, H) reuses workspace13
+        experts = moe.top_k * (max(inter, spec.hidden) + max(2 * inter, spec.hidden))
+        if moe.shared_experts:
+            experts += 3 * (moe.shared_intermediate or moe.intermediate) / tp
+        gathered = layout.dp if (layout.expert_parallel and layout.dp > 1) else 1
+        moe_tokens = mnbt * gathered
+        moe_peak = moe_tokens * experts * element + (gathered - 1) * mnbt * spec.hidden * element
+        dense_peak = mnbt * (mlp if moe.dense_layers else 0) * element
+        tokens = mnbt * hidden_multiples * spec.hidden * element + max(moe_peak, dense_peak)
     copies = constants.number(ENGINE, "sampler_logit_copies", version)
     sampler = min(seqs, mnbt) * spec.vocab * 4 * copies
     extra = 0.0
@@ -214,14 +234,21 @@ def vllm_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
 
     stages, weight_notes = rank_weights(model, device, settings, constants, version)
     notes.extend(weight_notes)
-    layer_specs = vllm_layer_specs(spec, tp=layout.tp, block_size=block,
+    kv_spec = spec
+    if settings.speculative_config is not None:
+        extra = settings.speculative_config.extra_layers(model)
+        if extra:
+            kv_spec = replace(spec, layers=spec.layers + extra)
+            notes.append(f"{len(extra)} draft attention layer(s) add KV pages "
+                         f"({settings.speculative_config.method})")
+    layer_specs = vllm_layer_specs(kv_spec, tp=layout.tp, block_size=block,
                                    kv_cache_dtype=kv_dtype, sliding_as_full=not v1)
     hybrid_block = _mamba_attention_block(layer_specs, block)
     if hybrid_block != block:
         notes.append(f"attention block size raised from {block} to {hybrid_block} so a page "
                      "holds one linear-attention state (HybridAttentionMambaModelConfig)")
         block = hybrid_block
-        layer_specs = vllm_layer_specs(spec, tp=layout.tp, block_size=block,
+        layer_specs = vllm_layer_specs(kv_spec, tp=layout.tp, block_size=block,
                                        kv_cache_dtype=kv_dtype, sliding_as_full=not v1)
     specs = [page for _, page in layer_specs]
     # DeepSeek V4's backends declare a block-outermost layout: mixed pages pack per block
@@ -357,8 +384,12 @@ def _stage_spec_indices(layer_specs: list[tuple[int, PageSpec]], num_layers: int
     from servewise.plan.weights import pp_layer_ranges
 
     out = []
-    for layers in pp_layer_ranges(num_layers, pp):
-        out.append(frozenset(i for i, (layer, _) in enumerate(layer_specs) if layer in layers))
+    ranges = pp_layer_ranges(num_layers, pp)
+    for stage, layers in enumerate(ranges):
+        last = stage == len(ranges) - 1
+        # draft layers (index past the model's) live with the last stage
+        out.append(frozenset(i for i, (layer, _) in enumerate(layer_specs)
+                             if layer in layers or (last and layer >= num_layers)))
     return out
 
 

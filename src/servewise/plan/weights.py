@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from servewise.formats.checkpoint import WeightTensor
 from servewise.plan.arch import ModelSpec
 
 #: vLLM pads the vocabulary of embeddings and head to a multiple of this before splitting
@@ -38,7 +39,6 @@ VOCAB_PADDING = 64
 ROLES = ("embeddings", "head", "attention", "dense_mlp", "experts", "shared_experts",
          "router", "norms", "vision", "mtp", "other")
 
-_EXPERT_INDEX = re.compile(r"(\.experts\.)(\d+)(\.)")
 _LAYER = re.compile(r"(?:^|\.)(?:layers|h|blocks|layer)\.(\d+)\.")
 _MTP = re.compile(r"(?:^|\.)mtp(?:\.(\d+))?\.")
 _VISION = re.compile(r"vision_tower|visual\.|vision_model|multi_modal_projector|mm_projector|"
@@ -59,23 +59,6 @@ _KV_PROJ = re.compile(r"\.(?:k_proj|v_proj)\.")
 
 
 @dataclass(frozen=True)
-class WeightTensor:
-    """One tensor (or ``count`` identical ones: the experts of a layer)."""
-
-    name: str
-    dtype: str
-    shape: tuple[int, ...]
-    nbytes: int
-    """Bytes of one tensor."""
-    count: int = 1
-
-    @property
-    def total_bytes(self) -> int:
-        """Bytes of all ``count`` tensors."""
-        return self.nbytes * self.count
-
-
-@dataclass(frozen=True)
 class ClassifiedTensor:
     """A tensor with its role, layer and how it shards."""
 
@@ -84,16 +67,6 @@ class ClassifiedTensor:
     layer: int | None
     rule: str
     """``split`` (divided by TP), ``replicated``, ``vocab``, ``kv`` or ``experts``."""
-
-
-def collapse(tensors: Iterable[tuple[str, str, Sequence[int], int]]) -> list[WeightTensor]:
-    """Group ``(name, dtype, shape, nbytes)`` tuples: experts become ``experts.*`` x count."""
-    groups: dict[tuple[str, str, tuple[int, ...], int], int] = {}
-    for name, dtype, shape, nbytes in tensors:
-        key = (_EXPERT_INDEX.sub(r"\1*\3", name), dtype, tuple(shape), nbytes)
-        groups[key] = groups.get(key, 0) + 1
-    return [WeightTensor(name, dtype, shape, nbytes, count)
-            for (name, dtype, shape, nbytes), count in sorted(groups.items())]
 
 
 def _layer_of(name: str) -> int | None:
@@ -147,16 +120,29 @@ class Parallel:
     pp: int = 1
     dp: int = 1
     expert_parallel: bool = False
+    dp_attention: bool = False
+    """SGLang ``--enable-dp-attention``: the DP ranks run attention *inside* the TP group
+    (``--tp 8 --dp 8`` is 8 GPUs, attention TP ``tp / dp``), not as separate replicas."""
 
     @property
     def gpus(self) -> int:
         """GPUs the layout uses."""
+        if self.dp_attention:
+            return self.tp * self.pp
         return self.tp * self.pp * self.dp
 
     @property
+    def attention_tp(self) -> int:
+        """The TP size of the attention layers (``tp / dp`` under DP attention)."""
+        return max(self.tp // self.dp, 1) if self.dp_attention else self.tp
+
+    @property
     def ep(self) -> int:
-        """Ranks the experts are spread over (``tp * dp`` with expert parallelism, else 1)."""
-        return self.tp * self.dp if self.expert_parallel else 1
+        """Ranks the experts are spread over (``tp * dp`` with expert parallelism, or the
+        TP group under DP attention; else 1)."""
+        if not self.expert_parallel:
+            return 1
+        return self.tp if self.dp_attention else self.tp * self.dp
 
     def label(self) -> str:
         """``TP2``, ``TP4 PP2``, ``DP8 EP8`` ..."""
@@ -166,7 +152,7 @@ class Parallel:
         if self.pp > 1:
             parts.append(f"PP{self.pp}")
         if self.dp > 1:
-            parts.append(f"DP{self.dp}")
+            parts.append(f"DP{self.dp}-attention" if self.dp_attention else f"DP{self.dp}")
         if self.expert_parallel:
             parts.append(f"EP{self.ep}")
         return " ".join(parts)
@@ -204,7 +190,7 @@ class RankWeights:
 
 def _rank_bytes(item: ClassifiedTensor, spec: ModelSpec, layout: Parallel) -> int:
     tensor = item.tensor
-    tp = layout.tp
+    tp = layout.attention_tp if item.role == "attention" else layout.tp
     if item.rule == "replicated":
         return tensor.total_bytes
     if item.rule == "vocab":

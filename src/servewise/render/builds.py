@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 from rich.text import Text
 
 from servewise.inspect.diff import ArchChange, BuildDiff, BuildEngine
 from servewise.versions import VersionReading
+
+if TYPE_CHECKING:
+    from servewise.inspect.bisect import Candidate
 
 _VERSION_FIELDS = (
     ("form", "read as"), ("engine", "engine"), ("package", "package"),
@@ -149,3 +154,14 @@ def diff_summary(diff: BuildDiff) -> Text:
         return Text.assemble(("DIFFER", "bold red"), f": GPU coverage changed ({detail})")
     return Text.assemble(("SAME", "green"),
                          f": the same GPU coverage ({tally or 'nothing changed'})")
+
+
+def candidate_label(candidate: Candidate) -> str:
+    """A judged build in one line: label, other tags, date, and the REF when it says more."""
+    alias = f" (also {', '.join(candidate.aliases)})" if candidate.aliases else ""
+    parts = [f"{candidate.label}{alias}"]
+    if candidate.created:
+        parts.append(candidate.created)
+    if candidate.ref != candidate.label:
+        parts.append(candidate.ref)
+    return "  ".join(parts)

@@ -42,7 +42,8 @@ def plan_text(plan: dict[str, Any]) -> str:
         f"  KV bytes per token    {s['kv_bytes_per_token']:.1f}",
         f"  KV cache              {gib(s['kv_cache_bytes'])}",
         f"  KV cache tokens       {s['kv_cache_tokens']:,}",
-        f"  max concurrency       {s['max_concurrency']:.2f}x",
+        f"  max concurrency       {s['max_concurrency']:.2f}x (requests of "
+        f"{d.get('max_model_len') or 0:,} tokens at once, per replica: what the engine logs)",
     ]
     if s["error"]:
         out.append(f"  error                 {s['error']}")
@@ -59,6 +60,13 @@ def plan_text(plan: dict[str, Any]) -> str:
         out.append(f"  headroom                {gib(rec['headroom_bytes'])} (workspaces: "
                    + (", ".join(f"{w['name']} {gib(w['bytes'])}" for w in rec["workspaces"])
                       or "none named") + ")")
+    verdict = rec.get("verdict") or {}
+    if verdict.get("risk"):
+        margin = verdict.get("margin_bytes")
+        out.append(f"  verdict risk            {verdict['risk']}"
+                   + (f" (margin {gib(margin)} per GPU over one full-length request)"
+                      if margin is not None else "")
+                   + f"; GPU memory pinned by {verdict.get('memory_pinned_by')}")
     if "startup" in rec:
         r = rec["startup"]
         out.append(f"  with it                 {r['kv_cache_tokens']:,} tokens, "
@@ -68,9 +76,10 @@ def plan_text(plan: dict[str, Any]) -> str:
              f"{lay['kv_cache_tokens']:,}" if lay["kv_cache_tokens"] is not None else None,
              lay["total_concurrency"], (lay["reason"] or "")[:90])
             for lay in plan["layouts"]]
-    out += ["", "layouts (best first):", table(
-        ("layout", "nodes", "fits", "weights/GPU", "KV tokens", "concurrency", "why not"),
-        rows)]
+    out += ["", "layouts (the engines' guides first: TP within a node, PP across nodes, "
+            "DP+EP for latent-attention MoE):", table(
+        ("layout", "nodes", "fits", "weights/GPU", "KV tokens/GPU", "full-length reqs, all "
+         "replicas", "why not"), rows)]
     return "\n".join(out)
 
 

@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from servewise.errors import SourceError
+from servewise.formats.checkpoint import Checkpoint, WeightTensor, collapse
 from servewise.formats.hfconfig import config_from_mapping, parse_config, parse_quant_config
 from servewise.formats.safetensors import (
     INDEX_FILE,
@@ -30,8 +31,7 @@ from servewise.formats.safetensors import (
     parse_header,
     parse_index,
 )
-from servewise.plan.model import ModelInfo
-from servewise.plan.weights import WeightTensor, collapse
+from servewise.sources.deadline import Deadline, current_deadline, host_of
 
 if TYPE_CHECKING:
     from servewise.store import Store
@@ -55,7 +55,7 @@ class HubReader:
         token: str | bool | None = None,
         store: Store | None = None,
         max_header_bytes: int = MAX_HEADER_BYTES,
-        timeout: float = 30.0,
+        deadline: Deadline | None = None,
     ) -> None:
         from huggingface_hub import HfApi, constants
 
@@ -64,7 +64,9 @@ class HubReader:
         self.token = token
         self.store = store
         self.max_header_bytes = max_header_bytes
-        self.timeout = timeout
+        self.deadline = deadline or current_deadline()
+        self.host = host_of(self.endpoint)
+        _no_hidden_fetch()
 
     # ---------------------------------------------------------------- HTTP helpers
 
@@ -86,12 +88,17 @@ class HubReader:
         headers = self._headers()
         if byte_range is not None:
             headers["Range"] = f"bytes={byte_range[0]}-{byte_range[1]}"
+        what = f"{repo}/{filename}"
+        limit = self.deadline.wait_limit()
         try:
-            response = get_session().get(self._url(repo, filename, revision), headers=headers,
-                                         timeout=self.timeout, follow_redirects=True)
+            self.deadline.check(self.host, what)
+            with self.deadline.waiting(self.host, what):
+                response = get_session().get(self._url(repo, filename, revision),
+                                             headers=headers, timeout=limit,
+                                             follow_redirects=True)
             hf_raise_for_status(response)
         except Exception as exc:
-            raise _hub_error(exc, repo, filename) from None
+            raise self._error(exc, repo, filename, limit) from None
         total = None
         content_range = response.headers.get("Content-Range", "")
         if "/" in content_range and content_range.rsplit("/", 1)[1].isdigit():
@@ -103,10 +110,20 @@ class HubReader:
             data = data[byte_range[0]: byte_range[1] + 1]
         return data, total
 
+    def _error(self, exc: BaseException, repo: str, filename: str | None, limit: float
+               ) -> SourceError:
+        """A timeout as the deadline's error; anything else as :func:`_hub_error`."""
+        if isinstance(exc, SourceError):
+            return exc
+        what = f"{repo}/{filename}" if filename else f"the file list of {repo}"
+        if "Timeout" in type(exc).__name__:  # httpx(2).TimeoutException and its kinds
+            return self.deadline.timed_out(self.host, what, limit, exc)
+        return _hub_error(exc, repo, filename)
+
     # ---------------------------------------------------------------------- reading
 
-    def read(self, repo: str, revision: str | None = None) -> ModelInfo:
-        """The :class:`ModelInfo` of ``repo`` at ``revision`` (default ``main``)."""
+    def read(self, repo: str, revision: str | None = None) -> Checkpoint:
+        """The :class:`Checkpoint` of ``repo`` at ``revision`` (default ``main``)."""
         from huggingface_hub import constants
 
         wanted = revision or "main"
@@ -115,16 +132,19 @@ class HubReader:
             if cached is None:
                 raise SourceError(
                     f"HF_HUB_OFFLINE is set and the store has no metadata for {repo}@{wanted}",
-                    hint="unset HF_HUB_OFFLINE once to read it, use a bundled card "
-                    "(`servewise model --list`) or a local folder",
+                    hint="unset HF_HUB_OFFLINE once to read it, or give a local folder or "
+                    f"a bundled card ({card_ids()})",
                     repo=repo, revision=wanted,
                 )
             return cached
+        limit = self.deadline.wait_limit()
         try:
-            info = self.api.model_info(repo, revision=revision, files_metadata=True,
-                                       timeout=self.timeout)
+            self.deadline.check(self.host, f"the file list of {repo}")
+            with self.deadline.waiting(self.host, f"the file list of {repo}"):
+                info = self.api.model_info(repo, revision=revision, files_metadata=True,
+                                           timeout=limit)
         except Exception as exc:
-            raise _hub_error(exc, repo, None) from None
+            raise self._error(exc, repo, None, limit) from None
         sha = str(info.sha or wanted)
         cached = self._cached(repo, sha)
         if cached is not None:
@@ -134,7 +154,7 @@ class HubReader:
         self._remember(repo, wanted, sha, model)
         return model
 
-    def _read_files(self, repo: str, sha: str, sizes: dict[str, int | None]) -> ModelInfo:
+    def _read_files(self, repo: str, sha: str, sizes: dict[str, int | None]) -> Checkpoint:
         if "config.json" not in sizes:
             raise SourceError(f"{repo} has no config.json",
                               hint="is this a model repository?", repo=repo)
@@ -166,7 +186,7 @@ class HubReader:
             headers = list(pool.map(lambda name: self._shard(repo, sha, name, sizes.get(name)),
                                     shards))
         rows = [row for header_rows, _ in headers for row in header_rows]
-        return ModelInfo(
+        return Checkpoint(
             ref=repo,
             source="hub",
             config=config,
@@ -199,15 +219,15 @@ class HubReader:
     def _key(self, repo: str) -> str:
         return f"{self.endpoint.rstrip('/')}/{repo}"
 
-    def _cached(self, repo: str, revision: str) -> ModelInfo | None:
+    def _cached(self, repo: str, revision: str) -> Checkpoint | None:
         if self.store is None:
             return None
         data = self.store.get_hub(self._key(repo), revision, READER_VERSION)
         if data is None:
             return None
-        return model_from_stored(repo, data)
+        return checkpoint_from_stored(repo, data)
 
-    def _remember(self, repo: str, wanted: str, sha: str, model: ModelInfo) -> None:
+    def _remember(self, repo: str, wanted: str, sha: str, model: Checkpoint) -> None:
         if self.store is None:
             return
         data = stored_form(model)
@@ -215,7 +235,7 @@ class HubReader:
             self.store.put_hub(self._key(repo), revision, sha, READER_VERSION, data)
 
 
-def stored_form(model: ModelInfo) -> dict[str, Any]:
+def stored_form(model: Checkpoint) -> dict[str, Any]:
     """What the store keeps for a Hub model (config, quant config, grouped tensors)."""
     return {
         "config": dict(model.config.raw),
@@ -228,12 +248,12 @@ def stored_form(model: ModelInfo) -> dict[str, Any]:
     }
 
 
-def model_from_stored(repo: str, data: dict[str, Any]) -> ModelInfo:
-    """Rebuild a :class:`ModelInfo` from :func:`stored_form`."""
+def checkpoint_from_stored(repo: str, data: dict[str, Any]) -> Checkpoint:
+    """Rebuild a :class:`Checkpoint` from :func:`stored_form`."""
     try:
         tensors = tuple(WeightTensor(str(n), str(d), tuple(int(x) for x in s), int(b), int(c))
                         for n, d, s, b, c in data["tensors"])
-        return ModelInfo(
+        return Checkpoint(
             ref=repo,
             source="hub",
             config=config_from_mapping(data["config"], source=f"{repo}/config.json (stored)"),
@@ -250,6 +270,33 @@ def model_from_stored(repo: str, data: dict[str, Any]) -> ModelInfo:
                           ) from None
 
 
+def _no_hidden_fetch() -> None:
+    """Keep huggingface_hub from a network wait outside the deadline.
+
+    Its user-agent header names the AI agent running it, from a registry it fetches from
+    the Hub once a day with its own 3-s timeout (``utils._detect_agent``), before the first
+    request of a process and under no deadline of ours. servewise gives it the cached copy,
+    or an empty one (no agent named); should that private module change, the fetch happens
+    as before.
+    """
+    try:
+        from huggingface_hub import constants
+        from huggingface_hub.utils import _detect_agent as agent
+
+        if agent._registry is None:
+            cached = agent._read_cached_registry(constants.AGENT_HARNESSES_PATH, max_age=None)
+            agent._registry = cached or agent._EMPTY_REGISTRY
+    except (ImportError, AttributeError):  # pragma: no cover - another huggingface_hub
+        return
+
+
+def card_ids() -> str:
+    """The bundled cards' ids, for hints (``servewise model ID`` reads one offline)."""
+    from servewise.knowledge.cards import card_index
+
+    return ", ".join(card.id for card in card_index())
+
+
 def _hub_error(exc: BaseException, repo: str, filename: str | None) -> SourceError:
     """A :class:`SourceError` naming what failed and what to try."""
     from huggingface_hub import errors
@@ -260,7 +307,7 @@ def _hub_error(exc: BaseException, repo: str, filename: str | None) -> SourceErr
         hint = "the repository is gated: accept its terms on the Hub and set HF_TOKEN"
     elif isinstance(exc, errors.RepositoryNotFoundError):
         hint = ("no such repository, or it is private: check the id, or set HF_TOKEN; "
-                "`servewise model --list` shows the bundled cards")
+                f"the bundled cards are {card_ids()}")
     elif isinstance(exc, errors.RevisionNotFoundError):
         hint = "no such revision (branch, tag or commit)"
     elif isinstance(exc, errors.OfflineModeIsEnabled):
@@ -270,7 +317,9 @@ def _hub_error(exc: BaseException, repo: str, filename: str | None) -> SourceErr
 
 
 def read_hub(repo: str, *, revision: str | None = None, store: Store | None = None,
-             endpoint: str | None = None, token: str | bool | None = None) -> ModelInfo:
-    """Read ``repo`` (see :class:`HubReader`)."""
-    return HubReader(endpoint=endpoint, token=token, store=store).read(repo, revision)
+             endpoint: str | None = None, token: str | bool | None = None,
+             deadline: Deadline | None = None) -> Checkpoint:
+    """Read ``repo`` (see :class:`HubReader`) within ``deadline`` (default: the current one)."""
+    return HubReader(endpoint=endpoint, token=token, store=store,
+                     deadline=deadline).read(repo, revision)
 

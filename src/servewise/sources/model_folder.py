@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from servewise.errors import SourceError
+from servewise.formats.checkpoint import Checkpoint, collapse
 from servewise.formats.hfconfig import HfConfig, parse_config, parse_quant_config
 from servewise.formats.safetensors import (
     INDEX_FILE,
@@ -21,8 +22,6 @@ from servewise.formats.safetensors import (
     parse_header,
     parse_index,
 )
-from servewise.plan.model import ModelInfo
-from servewise.plan.weights import collapse
 
 #: ``config.json`` larger than this is refused (real ones are under 100 kB; Qwen3.6's
 #: quantization block makes it 58 kB).
@@ -39,10 +38,12 @@ def read_config(folder: Path) -> HfConfig:
                               hint="point at the model folder", path=str(path))
         data = path.read_bytes()
     except FileNotFoundError:
+        from servewise.sources.hub import card_ids
+
         raise SourceError(
             f"{folder} has no config.json",
             hint="point at a Hugging Face model folder (config.json and *.safetensors), a "
-            "repository id, or a bundled card (`servewise model --list`)",
+            f"repository id, or a bundled card ({card_ids()})",
             path=str(folder),
         ) from None
     except OSError as exc:
@@ -86,8 +87,8 @@ def shard_files(folder: Path) -> list[Path]:
     return paths
 
 
-def read_folder(folder: Path, *, limit: int = MAX_HEADER_BYTES) -> ModelInfo:
-    """A :class:`ModelInfo` for the model in ``folder``."""
+def read_folder(folder: Path, *, limit: int = MAX_HEADER_BYTES) -> Checkpoint:
+    """A :class:`Checkpoint` for the model in ``folder``."""
     if not folder.is_dir():
         raise SourceError(f"{folder} is not a folder", path=str(folder))
     config = read_config(folder)
@@ -102,7 +103,7 @@ def read_folder(folder: Path, *, limit: int = MAX_HEADER_BYTES) -> ModelInfo:
         header = read_header(path, limit=limit)
         file_bytes += header.file_size
         rows.extend((t.name, t.dtype, t.shape, t.nbytes) for t in header.tensors)
-    return ModelInfo(
+    return Checkpoint(
         ref=str(folder),
         source="folder",
         config=config,

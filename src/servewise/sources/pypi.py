@@ -20,6 +20,7 @@ from servewise.errors import FormatError, RateLimitError, RegistryError, SourceE
 from servewise.formats import pyindex
 from servewise.formats.oci import parse_platform
 from servewise.sources._http import httpx
+from servewise.sources.deadline import Deadline, current_deadline, host_of, send
 from servewise.sources.remote_wheel import (
     RemoteWheelSource,
     StreamedWheelSource,
@@ -55,12 +56,16 @@ def parse_pypi_ref(ref: str) -> tuple[str, str | None]:
     return pyindex.normalize_name(name), version.strip() or None
 
 
-def project_files(name: str, index: str) -> list[pyindex.IndexFile]:
-    """Every file the index lists for a project."""
+def project_files(name: str, index: str, deadline: Deadline | None = None
+                  ) -> list[pyindex.IndexFile]:
+    """Every file the index lists for a project, within ``deadline``."""
     url = f"{index}{name}/"
+    deadline = deadline or current_deadline()
     try:
-        with httpx.Client(follow_redirects=True, timeout=30.0) as client:
-            answer = client.get(url, headers={"Accept": pyindex.ACCEPT})
+        with httpx.Client(follow_redirects=True) as client:
+            answer = send(client, client.build_request("GET", url,
+                                                       headers={"Accept": pyindex.ACCEPT}),
+                          deadline, host=host_of(url), what=f"the index page of {name}")
     except httpx.TransportError as error:
         raise RegistryError(f"cannot reach the package index {index}: {error}", url=url,
                             hint="check --index-url and the network") from None
@@ -108,11 +113,12 @@ def _version_key(text: str) -> tuple[int, Version | str]:
         return 1, text
 
 
-def releases(name: str, index: str, platform: str | None) -> list[Release]:
+def releases(name: str, index: str, platform: str | None, *,
+             deadline: Deadline | None = None) -> list[Release]:
     """Every version that has wheels, in version order, each with its best wheel."""
     arch, exact = wheel_arch(platform)
     by_version: dict[str, list[pyindex.IndexFile]] = {}
-    for file in project_files(name, index):
+    for file in project_files(name, index, deadline):
         wheel = file.wheel
         if wheel is None or file.yanked:
             continue
@@ -135,8 +141,8 @@ def _same_version(a: str, b: str) -> bool:
     return key_a == key_b
 
 
-def open_release(release: Release, ref: str, platform: str | None
-                 ) -> RemoteWheelSource | StreamedWheelSource:
+def open_release(release: Release, ref: str, platform: str | None,
+                 deadline: Deadline | None = None) -> RemoteWheelSource | StreamedWheelSource:
     """The chosen wheel of one release, read remotely."""
     if release.wheel is None:
         raise SourceError(
@@ -146,7 +152,8 @@ def open_release(release: Release, ref: str, platform: str | None
             platforms=list(release.platforms),
         )
     wheel = release.wheel
-    return open_remote_wheel(ref, wheel.url, expected_sha256=wheel.sha256, metadata={
+    return open_remote_wheel(ref, wheel.url, expected_sha256=wheel.sha256, deadline=deadline,
+                             metadata={
         "package": release.name, "version": release.version, "filename": wheel.filename,
         "sha256": wheel.sha256, "uploaded": release.uploaded,
     })
@@ -161,9 +168,10 @@ def open_pypi(ref: str, options: Any) -> RemoteWheelSource | StreamedWheelSource
                          f"pypi:{name}` walks all of them")
     platform = getattr(options, "platform", None)
     index = index_url(getattr(options, "index_url", None))
-    for release in releases(name, index, platform):
+    deadline = getattr(options, "deadline", None) or current_deadline()
+    for release in releases(name, index, platform, deadline=deadline):
         if _same_version(release.version, version):
-            return open_release(release, ref, platform)
+            return open_release(release, ref, platform, deadline)
     raise RegistryError(f"{name} {version} is not on {index}", hint="check the version",
                         url=index)
 

@@ -7,7 +7,10 @@ lists paginated. Authentication follows the 401 challenge: Docker Hub's anonymou
 token flow, any bearer realm (with credentials from the Docker config when it has
 them), or basic auth. HTTPS is the default; a registry on this machine is spoken
 to in plain HTTP, as Docker allows; ``--insecure`` allows unverified TLS and plain
-HTTP for others. 429 is reported with when to retry; 5xx is retried twice.
+HTTP for others. Every request keeps the command's :class:`~servewise.sources.deadline.Deadline`
+and its one retry policy (:func:`~servewise.sources.deadline.send`): a dropped connection,
+429 and 502/503/504 are retried when the pause fits the deadline, a timeout never; a 429
+that cannot be waited for is reported with when to retry.
 
 Manifests and configs are limited in size and checked against their digests; a
 registry that lies about a digest or a size is an :class:`IntegrityError`.
@@ -18,7 +21,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import time
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -28,13 +30,12 @@ from servewise.formats import oci
 from servewise.formats.imageref import ImageReference, parse_reference
 from servewise.sources._http import httpx
 from servewise.sources.auth import Challenge, Credentials, credentials_for, parse_challenge
+from servewise.sources.deadline import Deadline, current_deadline, guarded, host_of, send
 from servewise.sources.image import ImageSource, choose_platform, image_metadata, layer_units
 from servewise.sources.interface import CHUNK_SIZE
 
 #: Most tags listed from one repository.
 MAX_TAGS = 100_000
-TIMEOUT = httpx.Timeout(30.0, read=120.0)
-RETRIES = 2
 USER_AGENT = "servewise (OCI distribution client)"
 
 #: Cache of immutable documents by key (``manifest:<digest>``, ``blob:<digest>``).
@@ -54,6 +55,8 @@ class RegistryAccess:
     credentials: Credentials | None = None
     authorization: str | None = None
     """The last ``Authorization`` value that worked."""
+    deadline: Deadline | None = None
+    """The command's deadline (travels to worker processes without its callback)."""
 
 
 def _error_codes(response: httpx.Response) -> list[str]:
@@ -65,15 +68,9 @@ def _error_codes(response: httpx.Response) -> list[str]:
 
 
 def _retry_after(response: httpx.Response) -> float | None:
-    for name in ("retry-after", "ratelimit-reset", "x-ratelimit-reset"):
-        value = response.headers.get(name)
-        if value:
-            try:
-                number = float(value)
-            except ValueError:
-                continue
-            return number - time.time() if number > 1e9 else number
-    return None
+    from servewise.sources.deadline import retry_after
+
+    return retry_after(response)
 
 
 class RegistryClient:
@@ -82,27 +79,33 @@ class RegistryClient:
     def __init__(self, access: RegistryAccess) -> None:
         self.access = access
         self._authorization = access.authorization
+        self.deadline = access.deadline or current_deadline()
         self._client = httpx.Client(
-            verify=access.verify, follow_redirects=True, timeout=TIMEOUT,
-            headers={"User-Agent": USER_AGENT},
+            verify=access.verify, follow_redirects=True,
+            timeout=httpx.Timeout(self.deadline.wait_s), headers={"User-Agent": USER_AGENT},
         )
 
     @classmethod
-    def connect(cls, reference: ImageReference, *, insecure: bool = False) -> RegistryClient:
+    def connect(cls, reference: ImageReference, *, insecure: bool = False,
+                deadline: Deadline | None = None) -> RegistryClient:
         """A client for ``reference``'s repository, with the scheme Docker would use."""
         credentials = credentials_for(reference.registry)
+        deadline = deadline or current_deadline()
         if reference.is_loopback:
             base, verify = f"http://{reference.api_host}", False
         elif insecure:
             base, verify = f"https://{reference.api_host}", False
             try:
-                httpx.get(f"{base}/v2/", verify=False, timeout=10.0)
+                with httpx.Client(verify=False) as probe:
+                    send(probe, probe.build_request("GET", f"{base}/v2/"), deadline,
+                         host=reference.api_host, what="the HTTPS check of --insecure",
+                         retries=0).close()
             except httpx.TransportError:
                 base = f"http://{reference.api_host}"
         else:
             base, verify = f"https://{reference.api_host}", True
         return cls(RegistryAccess(reference.registry, base, reference.repository, verify,
-                                  credentials))
+                                  credentials, deadline=deadline))
 
     def close(self) -> None:
         """Close the connections."""
@@ -117,7 +120,7 @@ class RegistryClient:
     @property
     def current_access(self) -> RegistryAccess:
         """The access with the authorization that works now (for worker processes)."""
-        return replace(self.access, authorization=self._authorization)
+        return replace(self.access, authorization=self._authorization, deadline=self.deadline)
 
     def _where(self, what: str = "") -> str:
         return f"{self.access.registry}/{self.access.repository}{what}"
@@ -125,23 +128,21 @@ class RegistryClient:
     # -- requests ------------------------------------------------------------
 
     def request(self, method: str, path: str, *, headers: dict[str, str] | None = None,
-                stream: bool = False) -> httpx.Response:
-        """Send a request with authentication, rate-limit and retry handling."""
+                stream: bool = False, what: str = "") -> httpx.Response:
+        """Send a request with authentication, the deadline and the retry policy."""
         url = path if path.startswith(("http://", "https://")) else self.access.base_url + path
+        waited_for = what or f"{method} {httpx.URL(url).path}"
         authenticated = False
-        attempt = 0
         while True:
             sent = dict(headers or {})
             if self._authorization:
                 sent["Authorization"] = self._authorization
             try:
-                response = self._client.send(
-                    self._client.build_request(method, url, headers=sent), stream=stream
-                )
+                response = send(self._client, self._client.build_request(method, url,
+                                                                         headers=sent),
+                                self.deadline, host=host_of(url), what=waited_for,
+                                stream=stream)
             except httpx.TransportError as error:
-                if attempt < RETRIES and isinstance(error, httpx.TimeoutException):
-                    attempt += 1
-                    continue
                 raise RegistryError(
                     f"cannot reach {self.access.base_url}: {error}",
                     hint="check the registry name and the network; a registry with plain HTTP "
@@ -167,11 +168,6 @@ class RegistryClient:
                     registry=self.access.registry,
                     retry_after_s=round(wait) if wait is not None else None,
                 )
-            if response.status_code >= 500 and attempt < RETRIES:
-                response.close()
-                attempt += 1
-                time.sleep(0.5 * attempt)
-                continue
             return response
 
     def _denied(self, status: int) -> RegistryError:
@@ -204,13 +200,19 @@ class RegistryClient:
             params["service"] = service
         try:
             if creds is not None and creds.identity_token:
-                answer = self._client.post(realm, data={
+                request = self._client.build_request("POST", realm, data={
                     **params, "grant_type": "refresh_token", "client_id": "servewise",
                     "refresh_token": creds.identity_token,
                 })
             else:
-                auth = (creds.username, creds.password) if creds and creds.username else None
-                answer = self._client.get(realm, params=params, auth=auth)
+                request = self._client.build_request("GET", realm, params=params)
+                if creds and creds.username:
+                    secret = base64.b64encode(
+                        f"{creds.username}:{creds.password}".encode()).decode()
+                    request.headers["Authorization"] = f"Basic {secret}"
+            answer = send(self._client, request, self.deadline, host=host_of(realm),
+                          what="a registry token")
+            answer.read()
         except httpx.TransportError as error:
             raise RegistryError(f"cannot reach the token service {realm}: {error}",
                                 registry=self.access.registry,
@@ -285,7 +287,8 @@ class RegistryClient:
         parts: list[bytes] = []
         size = 0
         try:
-            for chunk in response.iter_bytes(65536):
+            for chunk in guarded(response.iter_bytes(65536), self.deadline,
+                                 host=host_of(str(response.url)), what=f"the {what}"):
                 size += len(chunk)
                 if size > limit:
                     raise SourceError(
@@ -370,7 +373,9 @@ class RegistryClient:
         if response.status_code != 200:
             raise self._fail(response, "blob", digest)
         try:
-            yield from response.iter_bytes(chunk_size)
+            yield from guarded(response.iter_bytes(chunk_size), self.deadline,
+                               host=host_of(str(response.url)),
+                               what=f"layer blob {digest[:19]}…")
         except httpx.HTTPError as error:
             raise RegistryError(f"{self._where()}: blob {digest[:19]}… broke off: {error}",
                                 registry=self.access.registry, hint="try again") from None
@@ -499,8 +504,9 @@ def parse_image_reference(ref: str, *, allow_bare: bool = False) -> ImageReferen
 def open_image(ref: str, options: Any) -> ImageSource:
     """The resolver's opener for image references."""
     reference = parse_image_reference(ref)
-    with RegistryClient.connect(reference, insecure=bool(getattr(options, "insecure", False))
-                                ) as client:
+    deadline = getattr(options, "deadline", None) or current_deadline()
+    with RegistryClient.connect(reference, insecure=bool(getattr(options, "insecure", False)),
+                                deadline=deadline) as client:
         image = resolve(client, reference, getattr(options, "platform", None))
         return image_source(client.current_access, image, ref)
 

@@ -13,6 +13,7 @@ they arrive, and the connection closed at the central directory. The report note
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import posixpath
@@ -26,6 +27,7 @@ from servewise.errors import IntegrityError, RegistryError, SourceError
 from servewise.formats.pyindex import parse_wheel_name
 from servewise.sources._http import httpx
 from servewise.sources.blobs import ChunkStream
+from servewise.sources.deadline import Deadline, current_deadline, guarded, host_of, send
 from servewise.sources.interface import (
     CHUNK_SIZE,
     CapturedBytes,
@@ -46,15 +48,22 @@ from servewise.sources.wheel import (
 )
 
 TAIL_BYTES = 65536 + 22
-TIMEOUT = httpx.Timeout(30.0, read=120.0)
 _LOCAL = b"PK\x03\x04"
 _CENTRAL = b"PK\x01\x02"
 _DESCRIPTOR = b"PK\x07\x08"
 
 
 def _client() -> httpx.Client:
-    return httpx.Client(follow_redirects=True, timeout=TIMEOUT,
+    return httpx.Client(follow_redirects=True,
                         headers={"User-Agent": "servewise", "Accept-Encoding": "identity"})
+
+
+def _get(client: httpx.Client, url: str, deadline: Deadline, what: str, *,
+         byte_range: str | None = None, stream: bool = False) -> httpx.Response:
+    """One GET within the deadline, with the retry policy of :func:`send`."""
+    headers = {"Range": f"bytes={byte_range}"} if byte_range else None
+    return send(client, client.build_request("GET", url, headers=headers), deadline,
+                host=host_of(url), what=what, stream=stream)
 
 
 def _http_error(url: str, response: httpx.Response) -> RegistryError:
@@ -79,9 +88,11 @@ class _NoRanges(Exception):
 class RangeFile(io.RawIOBase):
     """A seekable, read-only view of a remote file; every read becomes a cached range request."""
 
-    def __init__(self, client: httpx.Client, url: str, size: int, tail: bytes) -> None:
+    def __init__(self, client: httpx.Client, url: str, size: int, tail: bytes,
+                 deadline: Deadline | None = None) -> None:
         super().__init__()
         self._client = client
+        self._deadline = deadline or current_deadline()
         self._url = url
         self._size = size
         self._pos = 0
@@ -130,7 +141,9 @@ class RangeFile(io.RawIOBase):
             if start < at < end <= at + len(piece):  # the end is cached: fetch the rest only
                 return self.fetch(start, at) + piece[: end - at]
         try:
-            response = self._client.get(self._url, headers={"Range": f"bytes={start}-{end - 1}"})
+            response = _get(self._client, self._url, self._deadline,
+                            f"bytes {start}-{end - 1} of the wheel",
+                            byte_range=f"{start}-{end - 1}")
         except httpx.TransportError as error:
             raise _transport_error(self._url, error) from None
         if response.status_code != 206:
@@ -155,16 +168,21 @@ class RemoteEntryReader:
     size: int
     method: int
     name: str
+    deadline: Deadline | None = None
 
     def chunks(self, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
         """The entry's bytes."""
         client = _client()
+        deadline = self.deadline or current_deadline()
+        what = f"{self.name} in the wheel"
         try:
-            with client.stream("GET", self.url,
-                               headers={"Range": f"bytes={self.offset}-{self.end - 1}"}) as answer:
+            answer = _get(client, self.url, deadline, what,
+                          byte_range=f"{self.offset}-{self.end - 1}", stream=True)
+            with contextlib.closing(answer):
                 if answer.status_code != 206:
                     raise _http_error(self.url, answer)
-                stream = ChunkStream(answer.iter_bytes(1 << 20))
+                stream = ChunkStream(guarded(answer.iter_bytes(1 << 20), deadline,
+                                             host=host_of(self.url), what=what))
                 yield from inflate_entry(stream, f"{self.url}!{self.name}", self.offset,
                                          self.compressed_size, self.size, self.method, chunk_size)
         except httpx.HTTPError as error:
@@ -183,9 +201,10 @@ class RemoteWheelSource(ZipSource):
     """A wheel read from a web server with range requests."""
 
     def __init__(self, ref: str, url: str, client: httpx.Client, size: int, tail: bytes,
-                 metadata: dict[str, Any]) -> None:
+                 metadata: dict[str, Any], deadline: Deadline | None = None) -> None:
         self._url = url
-        self.file = RangeFile(client, url, size, tail)
+        self._deadline = deadline or current_deadline()
+        self.file = RangeFile(client, url, size, tail, self._deadline)
         try:
             _check_end_records(url, self.file)  # type: ignore[arg-type]
             archive = zipfile.ZipFile(self.file)
@@ -207,7 +226,8 @@ class RemoteWheelSource(ZipSource):
         end = self._ends.get(info.header_offset, info.header_offset + 30 + len(info.filename)
                              + len(info.extra) + info.compress_size)
         return RemoteEntryReader(self._url, info.header_offset, end, info.compress_size,
-                                 info.file_size, info.compress_type, info.filename)
+                                 info.file_size, info.compress_type, info.filename,
+                                 self._deadline)
 
     def metadata(self) -> dict[str, Any]:
         """The URL, its size, and what the index said."""
@@ -299,15 +319,19 @@ class StreamedWheelUnit:
     size: int
     label: str
     url: str
+    deadline: Deadline | None = None
 
     def read(self, scan: ScanFn) -> dict[str, Any]:
         """Stream the wheel once, scanning libraries as they arrive."""
         client = _client()
+        deadline = self.deadline or current_deadline()
         try:
-            with client.stream("GET", self.url) as answer:
+            answer = _get(client, self.url, deadline, "the wheel", stream=True)
+            with contextlib.closing(answer):
                 if answer.status_code != 200:
                     raise _http_error(self.url, answer)
-                stream = ChunkStream(answer.iter_bytes(1 << 20))
+                stream = ChunkStream(guarded(answer.iter_bytes(1 << 20), deadline,
+                                             host=host_of(self.url), what="the wheel"))
                 return walk_zip_stream(stream, scan, self.url)
         except httpx.HTTPError as error:
             raise _transport_error(self.url, error) from None
@@ -320,9 +344,10 @@ class StreamedWheelSource(SourceBase):
 
     _kind = "wheel"
 
-    def __init__(self, ref: str, url: str, size: int, key: str, metadata: dict[str, Any]) -> None:
+    def __init__(self, ref: str, url: str, size: int, key: str, metadata: dict[str, Any],
+                 deadline: Deadline | None = None) -> None:
         super().__init__(ref)
-        self._unit = StreamedWheelUnit(key, size, posixpath.basename(url), url)
+        self._unit = StreamedWheelUnit(key, size, posixpath.basename(url), url, deadline)
         self._metadata = {**metadata, "url": url, "size_bytes": size, "range_requests": False}
 
     def units(self) -> list[Unit]:
@@ -349,14 +374,15 @@ class StreamedWheelSource(SourceBase):
 
 
 def open_remote_wheel(ref: str, url: str, *, expected_sha256: str | None = None,
-                      metadata: dict[str, Any] | None = None
+                      metadata: dict[str, Any] | None = None, deadline: Deadline | None = None
                       ) -> RemoteWheelSource | StreamedWheelSource:
     """A wheel at ``url``: with range requests when the server has them."""
     metadata = dict(metadata or {})
+    deadline = deadline or current_deadline()
     client = _client()
     try:
-        request = client.build_request("GET", url, headers={"Range": f"bytes=-{TAIL_BYTES}"})
-        answer = client.send(request, stream=True)
+        answer = _get(client, url, deadline, "the end of the wheel (its zip directory)",
+                      byte_range=f"-{TAIL_BYTES}", stream=True)
     except httpx.TransportError as error:
         client.close()
         raise _transport_error(url, error) from None
@@ -366,7 +392,8 @@ def open_remote_wheel(ref: str, url: str, *, expected_sha256: str | None = None,
         client.close()
         validator = expected_sha256 or answer.headers.get("etag") or \
             answer.headers.get("last-modified") or ""
-        return StreamedWheelSource(ref, url, size, f"wheel:{url}:{size}:{validator}", metadata)
+        return StreamedWheelSource(ref, url, size, f"wheel:{url}:{size}:{validator}", metadata,
+                                   deadline)
     if answer.status_code != 206:
         answer.close()
         client.close()
@@ -375,8 +402,14 @@ def open_remote_wheel(ref: str, url: str, *, expected_sha256: str | None = None,
         raise _http_error(url, answer)
     content_type = answer.headers.get("content-type", "")
     total = answer.headers.get("content-range", "").rsplit("/", 1)[-1]
-    tail = answer.read()
-    answer.close()
+    try:
+        tail = b"".join(guarded(answer.iter_bytes(), deadline, host=host_of(url),
+                                what="the end of the wheel (its zip directory)"))
+    except httpx.HTTPError as error:
+        client.close()
+        raise _transport_error(url, error) from None
+    finally:
+        answer.close()
     if content_type.startswith("text/html"):
         client.close()
         raise _not_a_wheel(url, "the server sent a web page (text/html)")
@@ -386,7 +419,7 @@ def open_remote_wheel(ref: str, url: str, *, expected_sha256: str | None = None,
     if b"PK\x05\x06" not in tail:
         client.close()
         raise _not_a_wheel(url, "no zip end record in its last bytes")
-    return RemoteWheelSource(ref, url, client, int(total), tail, metadata)
+    return RemoteWheelSource(ref, url, client, int(total), tail, metadata, deadline)
 
 
 def open_url(ref: str, options: Any) -> RemoteWheelSource | StreamedWheelSource:
@@ -399,7 +432,8 @@ def open_url(ref: str, options: Any) -> RemoteWheelSource | StreamedWheelSource:
                     "filename": posixpath.basename(path)}
     elif not path.endswith((".whl", ".zip")):
         raise _not_a_wheel(ref, "the URL does not name a .whl file")
-    return open_remote_wheel(ref, ref, metadata=metadata)
+    return open_remote_wheel(ref, ref, metadata=metadata,
+                             deadline=getattr(options, "deadline", None))
 
 
 __all__ = ["RangeFile", "RemoteEntryReader", "RemoteWheelSource", "StreamedWheelSource",

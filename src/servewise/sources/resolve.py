@@ -32,6 +32,7 @@ from pathlib import Path
 from servewise.errors import FormatError, SourceError, UsageError
 from servewise.formats.magic import is_zip
 from servewise.formats.oci import parse_platform
+from servewise.sources.deadline import Deadline, current_deadline
 from servewise.sources.interface import Source
 
 
@@ -45,6 +46,12 @@ class SourceOptions:
     """Allow plain HTTP and unverified TLS for registries that are not on this machine."""
     index_url: str | None = None
     """Package index for ``pypi:`` REFs (PEP 503/691 simple API); ``None``: PyPI."""
+    deadline: Deadline | None = None
+    """The command's network deadline (``--timeout``); ``None``: the current one."""
+
+    def network_deadline(self) -> Deadline:
+        """The deadline network sources keep: the one given, else :func:`current_deadline`."""
+        return self.deadline or current_deadline()
 
     def __post_init__(self) -> None:
         platform = self.platform

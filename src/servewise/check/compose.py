@@ -1,0 +1,508 @@
+"""``servewise check``: one answer from the gate, the recipes, the model rules and the planner.
+
+The steps, each on the same engine settings (:class:`~servewise.knowledge.flags.EngineSettings`):
+
+1. the best recipe for the model, GPU, engine, strategy and node count (its flags are the
+   starting point; an ``unsupported`` one is a warning, never a starting point);
+2. the user's own flags over it (``--max-model-len``, flags after ``--``);
+3. the model rules for the engine and version: a required flag the user left unset is set
+   (and said so); one the user set against the rule blocks, naming the flag;
+4. the memory plan at those settings: the layout the planner ranks first when none is
+   given, the utilization or fraction that leaves the named workspaces their room when none
+   is given; a recipe's value that leaves less room than they need is replaced by the
+   planner's (and said so); a plan that does not fit blocks, with the largest context;
+5. the kernel gate for ``--build`` (or the command to run it on the recipe's image);
+6. the GPU pitfalls that the final flags still trigger;
+7. the command, rendered by :func:`servewise.recipes.render`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from servewise.check.report import CheckReport, Finding
+from servewise.check.settings import plan_settings, with_layout
+from servewise.errors import UsageError
+from servewise.knowledge.flags import EngineSettings, from_argv, to_argv
+from servewise.versions import EngineVersion
+
+if TYPE_CHECKING:
+    from servewise.inspect.gate import GateResult
+    from servewise.inspect.report import BuildReport
+    from servewise.knowledge.gpus import GpuSpec
+    from servewise.plan.model import ModelInfo
+    from servewise.plan.planner import Plan
+    from servewise.recipes import RecipeBook, RecipeMatch
+    from servewise.sources import SourceOptions
+    from servewise.store import Store
+
+GIB = 2**30
+FORMATS = ("vllm", "sglang", "docker", "k8s")
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """What the user asks about."""
+
+    model: str
+    gpu: GpuSpec
+    engine: str | None = None
+    engine_version: str | None = None
+    build: str | None = None
+    max_model_len: int | None = None
+    strategy: str | None = None
+    nodes: int = 1
+    flags: tuple[str, ...] = ()
+    """Engine flags of the user's own (after ``--``); they win over the recipe's."""
+    command_format: str | None = None
+    """``vllm``, ``sglang``, ``docker`` or ``k8s`` (default: docker when an image is known)."""
+    port: int | None = None
+    image: str | None = None
+    """The image for ``docker`` and ``k8s`` (default: the build when it is an image, else the
+    recipe's)."""
+
+
+@dataclass
+class _State:
+    """What the steps build up."""
+
+    engine: str
+    version: str | None
+    version_from: str
+    settings: EngineSettings
+    findings: list[Finding]
+    env: tuple[tuple[str, str], ...] = ()
+    image: str | None = None
+    checkpoint: str | None = None
+
+
+def run_check(
+    request: CheckRequest,
+    *,
+    store: Store | None = None,
+    options: SourceOptions | None = None,
+    scan: Callable[[str], BuildReport] | None = None,
+    book: RecipeBook | None = None,
+) -> CheckReport:
+    """The check of ``request`` (see the module docstring). Bad input raises UsageError.
+
+    ``scan`` reads ``--build`` (default: :func:`servewise.inspect.scan.scan_build` with
+    ``store`` and ``options``); ``book`` is the recipe database (default: shipped + user).
+    """
+    from servewise.plan.resolve import load_model
+    from servewise.recipes import load_recipes
+
+    if request.engine not in (None, "vllm", "sglang"):
+        raise UsageError(f"--engine {request.engine!r}: expected vllm or sglang",
+                         found=request.engine)
+    if request.command_format not in (None, *FORMATS):
+        raise UsageError(f"--format {request.command_format!r}",
+                         hint="give " + ", ".join(FORMATS) + " or markdown")
+    model = load_model(request.model, store=store)
+    recipes = book or load_recipes()
+    # The name as given first (it may name exact weights a card folds into its family).
+    matches = recipes.match(model=request.model, hw=request.gpu, engine=request.engine,
+                            strategy=request.strategy, nodes=request.nodes)
+    if not matches and model.ref != request.model:
+        matches = recipes.match(model=model.ref, hw=request.gpu, engine=request.engine,
+                                strategy=request.strategy, nodes=request.nodes)
+    chosen = next((m for m in matches if m.recipe.status != "unsupported"), None)
+    state = _start(request, chosen, matches)
+    report: BuildReport | None = None
+    gate: GateResult | None = None
+    if request.build is not None:
+        report, gate = _gate(request, model, state, scan, store, options)
+    _apply_user(request, state)
+    _apply_rules(request, model, state)
+    plan = _plan(request, model, state, chosen)
+    if request.build is None:
+        _advise_gate(request, model, state)
+    _pitfalls(request, state, report, gate)
+    command = _render(request, model, state)
+    return CheckReport(
+        model=state.checkpoint or model.ref,
+        gpu=request.gpu.to_dict(),
+        engine=state.engine,
+        engine_version=state.version,
+        engine_version_from=state.version_from,
+        findings=tuple(sorted(state.findings, key=_order)),
+        settings=state.settings.to_dict(),
+        command=command,
+        recipe=chosen.to_dict() if chosen else None,
+        gate={**gate.to_dict(), "engine_core": None if report is None else
+              _engine_core(report)} if gate is not None else None,
+        plan=_plan_dict(plan) if plan is not None else None,
+        other_recipes=tuple({"id": m.recipe.id, "status": m.recipe.status, "reason": m.reason}
+                            for m in matches if m is not chosen),
+    )
+
+
+_PART_ORDER = {"build": 0, "recipe": 1, "rules": 2, "settings": 3, "memory": 4, "pitfalls": 5}
+_LEVEL_ORDER = {"error": 0, "warning": 1, "note": 2, "ok": 3}
+
+
+def _order(finding: Finding) -> tuple[int, int]:
+    return (_PART_ORDER.get(finding.part, 9), _LEVEL_ORDER.get(finding.level, 9))
+
+
+def _start(request: CheckRequest, chosen: RecipeMatch | None,
+           matches: list[RecipeMatch]) -> _State:
+    findings: list[Finding] = []
+    for match in matches:
+        if match.recipe.status == "unsupported":
+            findings.append(Finding(
+                "recipe", "warning", f"recipe {match.recipe.id} says this does NOT work: "
+                f"{match.recipe.notes or match.reason}", source=match.recipe.provenance.source))
+    if chosen is None:
+        engine = request.engine or "vllm"
+        findings.append(Finding(
+            "recipe", "note", f"no recipe for {request.model} on {request.gpu.name} x"
+            f"{request.gpu.count} with {engine}: the settings below come from the model "
+            "rules and the planner alone", fix="`servewise recipe list` shows the recipes; "
+            "`servewise recipe import` adds vLLM's recipe database"))
+        return _State(engine, request.engine_version,
+                      "--engine-version" if request.engine_version else "none",
+                      EngineSettings(), findings)
+    recipe = chosen.recipe
+    level = "ok" if recipe.status == "verified" else "note"
+    findings.append(Finding("recipe", level, f"recipe {recipe.id} ({recipe.status}): "
+                            f"{chosen.reason}", source=recipe.provenance.source))
+    version = request.engine_version or _readable_version(
+        recipe.provenance.engine_version) or _readable_version(recipe.min_version)
+    version_from = ("--engine-version" if request.engine_version
+                    else "recipe" if version else "none")
+    settings = from_argv(recipe.engine, recipe.argv, version)
+    return _State(recipe.engine, version, version_from, settings, findings, env=recipe.env,
+                  image=recipe.image, checkpoint=recipe.checkpoint)
+
+
+def _readable_version(text: str | None) -> str | None:
+    """The version a recipe's free text starts with (``0.26.1rc1.dev77 (the 07-29 nightly)``)."""
+    if not text or not text.split():
+        return None
+    first = text.split()[0]
+    try:
+        EngineVersion.parse(first)
+    except UsageError:
+        return None
+    return first
+
+
+def _gate(request: CheckRequest, model: ModelInfo, state: _State,
+          scan: Callable[[str], BuildReport] | None, store: Store | None,
+          options: SourceOptions | None) -> tuple[BuildReport, GateResult | None]:
+    from servewise.inspect.engine_version import engine_version
+    from servewise.inspect.gate import gate
+    from servewise.knowledge.models import load_model_table
+
+    assert request.build is not None
+    if scan is None:
+        from servewise.inspect.scan import scan_build
+
+        def scan(ref: str) -> BuildReport:
+            return scan_build(ref, store=store, options=options)
+
+    report = scan(request.build)
+    found = engine_version(report)
+    if found is not None and found.engine != state.engine:
+        state.findings.append(Finding(
+            "build", "error", f"--build {request.build} holds {found.engine} {found.version}, "
+            f"not {state.engine}", fix=f"give a {state.engine} build, or --engine {found.engine}"))
+    elif found is not None and request.engine_version is None:
+        state.version, state.version_from = found.version, "build"
+    gpu = request.gpu.gpu
+    if gpu is None:
+        state.findings.append(Finding("build", "warning", f"{request.gpu.name} is not in the "
+                                      "GPU catalog: the kernel gate cannot judge the build"))
+        return report, None
+    family = load_model_table().find(model.ref) or load_model_table().find(request.model)
+    result = gate(report, gpu, model=family.id if family else None)
+    if result.passed:
+        needs = family.name if family else "the engine"
+        state.findings.append(Finding(
+            "build", "ok", f"{request.build}: every library {needs} needs has code for "
+            f"{gpu.name} ({result.basis})"))
+    else:
+        gaps = [v for v in result.verdicts if v.status == "error"]
+        what = "; ".join(f"{v.library_id or v.path}: {v.reason}" for v in gaps[:3])
+        absent = "; ".join(f"{name} is not in the build ({why})" for name, why in result.absent)
+        reason = result.no_verdict_reason or "; ".join(p for p in (what, absent) if p)
+        repository = _repository(request.build)
+        bisect = (f"servewise bisect {repository or '<repository>'} --gpu {gpu.id}"
+                  + (f" --model {family.id}" if family else ""))
+        fix = f"find the last good build: {bisect}"
+        if state.image is not None and state.image != request.build:
+            fix = f"use the recipe's build {state.image}, or {fix}"
+        state.findings.append(Finding(
+            "build", "error", f"{request.build} will not run on {gpu.name} "
+            f"({gpu.arch.sass_name}): {reason}", fix=fix))
+    if state.image is None and _looks_like_image(request.build):
+        state.image = request.build
+    return report, result
+
+
+def _repository(ref: str) -> str | None:
+    """The image repository of an image reference (``vllm/vllm-openai``), else None."""
+    if not _looks_like_image(ref):
+        return None
+    name = ref.split("@", 1)[0]
+    head, _, tail = name.rpartition(":")
+    return head if head and "/" not in tail else name
+
+
+def _looks_like_image(ref: str) -> bool:
+    return ("/" in ref or ":" in ref) and not ref.startswith(("pypi:", "/", ".", "http")) \
+        and not ref.endswith((".whl", ".tar", ".so"))
+
+
+def _engine_core(report: BuildReport) -> dict[str, Any] | None:
+    from servewise.inspect.engine_version import engine_version
+
+    found = engine_version(report)
+    return found.to_dict() if found else None
+
+
+def _apply_user(request: CheckRequest, state: _State) -> None:
+    user = from_argv(state.engine, request.flags, state.version)
+    changes: dict[str, Any] = dict(user.given())
+    if request.max_model_len is not None:
+        changes["max_model_len"] = request.max_model_len
+    if user.model is not None:
+        state.checkpoint = user.model
+        changes.pop("model")
+    state.settings = state.settings.replace(**changes,
+                                            extra=(*state.settings.extra, *user.extra))
+
+
+def _user_set(request: CheckRequest, state: _State, setting_id: str) -> bool:
+    if setting_id == "max_model_len" and request.max_model_len is not None:
+        return True
+    return setting_id in from_argv(state.engine, request.flags, state.version).given()
+
+
+def _apply_rules(request: CheckRequest, model: ModelInfo, state: _State) -> None:
+    from servewise.knowledge.flags import load_flag_table
+    from servewise.recipes import check_rules, model_rules_for
+
+    table = load_flag_table()
+    rules = model_rules_for(state.checkpoint or model.ref, state.engine, state.version)
+    if not rules and state.checkpoint != request.model:
+        rules = model_rules_for(request.model, state.engine, state.version)
+    argv = to_argv(state.engine, state.settings, state.version)
+    for violation in check_rules(rules, argv):
+        rule = violation.rule
+        found = table.lookup(state.engine, rule.flag, None)
+        setting_id = found[0].id if found else None
+        source = rule.sources[0] if rule.sources else None
+        if setting_id is not None and _user_set(request, state, setting_id):
+            state.findings.append(Finding(
+                "rules", "error", f"{violation.message}", source=source,
+                fix=f"use {' '.join(rule.fix)}" if rule.fix else f"drop {rule.flag}"))
+            continue
+        if setting_id is None:
+            state.findings.append(Finding("rules", "warning", violation.message, source=source,
+                                          fix=" ".join(rule.fix) or None))
+            continue
+        if rule.kind == "forbid":
+            state.settings = state.settings.replace(**{setting_id: None})
+            state.findings.append(Finding("rules", "note", f"dropped {rule.flag} (from the "
+                                          f"recipe): {violation.message}", source=source))
+            continue
+        fixed = from_argv(state.engine, list(rule.fix), state.version).given()
+        state.settings = state.settings.replace(**fixed)
+        state.findings.append(Finding(
+            "rules", "note", f"set {' '.join(rule.fix)}: {rule.why or violation.message}",
+            source=source))
+    for rule in rules:
+        if rule.kind == "require" and all(v.rule is not rule for v in check_rules([rule],
+                                                                                 argv)):
+            state.findings.append(Finding("rules", "ok", f"{rule.flag} as {rule.id} requires",
+                                          source=rule.sources[0] if rule.sources else None))
+
+
+def _plan(request: CheckRequest, model: ModelInfo, state: _State,
+          chosen: RecipeMatch | None) -> Plan | None:
+    from servewise.knowledge.accounting import load_engine_constants
+    from servewise.plan.planner import make_plan
+
+    settings = state.settings
+    layout_given = any(value is not None for value in (
+        settings.tensor_parallel_size, settings.pipeline_parallel_size,
+        settings.data_parallel_size))
+    memory_key = "mem_fraction_static" if state.engine == "sglang" else "gpu_memory_utilization"
+    try:
+        planned = plan_settings(state.engine, settings, state.version, model)
+        plan = make_plan(model, request.gpu, planned,
+                         load_engine_constants(), gpus_per_node=request.gpu.count,
+                         nodes=request.nodes, explicit_layout=layout_given,
+                         given=_given_flags(settings))
+    except UsageError as error:
+        state.findings.append(Finding("memory", "error", error.message, fix=error.hint))
+        return None
+    if not layout_given:
+        state.settings = with_layout(state.engine, state.settings, plan.settings.layout)
+        state.findings.append(Finding("settings", "note", f"layout {plan.settings.layout.label()}"
+                                      " (the planner's first choice)"))
+    recommended = plan.recommendation.get(memory_key)
+    given = getattr(state.settings, memory_key)
+    flag = "--mem-fraction-static" if memory_key == "mem_fraction_static" \
+        else "--gpu-memory-utilization"
+    if given is None and recommended is not None and not request.gpu.is_cpu:
+        state.settings = state.settings.replace(**{memory_key: recommended})
+        state.findings.append(Finding("settings", "note", f"{flag} {recommended}: the planner's "
+                                      f"value, leaving {_headroom(plan)} for workspaces"))
+        plan = _replan(request, model, state, plan)
+        given = recommended
+    # The highest value that still leaves the named workspaces their room (vLLM's
+    # recommendation is that value; SGLang's recommends the default when it is lower).
+    ceiling = plan.recommendation.get("highest_fraction_with_headroom", recommended)
+    if given is not None and ceiling is not None and given > ceiling:
+        needed = sum(w["bytes"] for w in plan.recommendation.get("workspaces", []))
+        origin = f"recipe {chosen.recipe.id}" if chosen and not _user_set(
+            request, state, memory_key) else "you"
+        trusted = chosen is not None and chosen.recipe.status == "verified" \
+            and chosen.hw_match == "exact" and origin != "you"
+        if trusted:
+            assert chosen is not None
+            state.findings.append(Finding(
+                "memory", "warning", f"the {origin} sets {flag} {given}; the planner estimates "
+                f"that leaves less than the {needed / GIB:.2f} GiB the runtime workspaces need, "
+                f"and would use {ceiling}. The recipe wins: it was verified on this GPU "
+                f"({chosen.recipe.provenance.source})", fix=f"if it runs out of memory at the "
+                f"first large batch: {flag} {ceiling}"))
+        elif origin == "you":
+            state.findings.append(Finding(
+                "memory", "warning", f"{flag} {given} leaves less than the {needed / GIB:.2f} GiB"
+                f" the runtime workspaces need beside the KV cache (the planner would use "
+                f"{ceiling})", fix=f"{flag} {ceiling}"))
+        else:
+            state.settings = state.settings.replace(**{memory_key: ceiling})
+            state.findings.append(Finding(
+                "memory", "warning", f"the {origin} sets {flag} {given}, which leaves less than "
+                f"the {needed / GIB:.2f} GiB the runtime workspaces need on {request.gpu.name};"
+                f" the planner's {ceiling} wins (the headroom failure is a crash at the "
+                "first large batch, not at start-up)", fix=f"{flag} {ceiling}"))
+            plan = _replan(request, model, state, plan)
+    elif given is not None and ceiling is not None and given != recommended:
+        state.findings.append(Finding(
+            "memory", "ok", f"{flag} {given} leaves the runtime workspaces their room "
+            f"(highest with headroom: {ceiling})"))
+    startup = plan.startup
+    if startup.fits:
+        state.findings.append(Finding(
+            "memory", "ok", f"fits: {startup.weights_bytes_per_gpu / GIB:.1f} GiB weights and "
+            f"{startup.kv_cache_bytes / GIB:.1f} GiB KV cache per GPU, "
+            f"{startup.kv_cache_tokens:,} tokens, {startup.max_concurrency:.2f} requests of "
+            f"{startup.max_model_len:,} tokens at once"))
+    else:
+        largest = plan.recommendation.get("largest_context_tokens")
+        fix = f"--max-model-len {largest}" if largest else (
+            plan.notes[0] if plan.notes else "more GPUs or a smaller quantization")
+        state.findings.append(Finding("memory", "error", f"will not start: {startup.error}",
+                                      fix=fix))
+    return plan
+
+
+def _headroom(plan: Plan) -> str:
+    headroom = plan.recommendation.get("headroom_bytes")
+    return f"{headroom / GIB:.2f} GiB" if headroom else "room"
+
+
+def _replan(request: CheckRequest, model: ModelInfo, state: _State, previous: Plan) -> Plan:
+    from servewise.knowledge.accounting import load_engine_constants
+    from servewise.plan.planner import make_plan
+
+    settings = plan_settings(state.engine, state.settings, state.version, model)
+    settings = replace(settings, layout=previous.settings.layout)
+    return make_plan(model, request.gpu, settings, load_engine_constants(),
+                     gpus_per_node=request.gpu.count, nodes=request.nodes,
+                     explicit_layout=True, given=_given_flags(state.settings))
+
+
+def _given_flags(settings: EngineSettings) -> frozenset[str]:
+    """The planner flags ``settings`` sets: the model rules were applied before planning."""
+    named = {"kv_cache_dtype": "--kv-cache-dtype", "max_model_len": "--max-model-len"}
+    return frozenset(flag for key, flag in named.items() if getattr(settings, key) is not None)
+
+
+def _plan_dict(plan: Plan) -> dict[str, Any]:
+    data = plan.to_dict()
+    return {key: data[key] for key in ("layout", "startup", "startup_detail",
+                                       "recommendation", "notes", "engine_version")}
+
+
+def _advise_gate(request: CheckRequest, model: ModelInfo, state: _State) -> None:
+    from servewise.knowledge.models import load_model_table
+
+    gpu = request.gpu.gpu
+    if gpu is None:
+        return
+    family = load_model_table().find(model.ref) or load_model_table().find(request.model)
+    target = state.image or ("<image or wheel>")
+    command = f"servewise gate {target} --gpu {gpu.id}" + (f" --model {family.id}"
+                                                           if family else "")
+    state.findings.append(Finding(
+        "build", "note", "no --build given: the kernel gate has not judged the engine build",
+        fix=f"{command} (or check again with --build {target})"))
+
+
+def _pitfalls(request: CheckRequest, state: _State, report: BuildReport | None,
+              gate: GateResult | None) -> None:
+    from servewise.recipes import pitfalls_for
+
+    gpu = request.gpu.gpu
+    if gpu is None:
+        return
+    libraries = None
+    if report is not None:
+        libraries = {lib.provenance.library_id for lib in report.libraries
+                     if lib.provenance.library_id}
+    argv = to_argv(state.engine, state.settings, state.version)
+    judged = {} if gate is None else {v.library_id: v for v in gate.verdicts if v.library_id}
+    for pitfall in pitfalls_for(cc=str(gpu.cc), family=gpu.family, engine=state.engine,
+                                libraries=libraries, argv=argv, env=dict(state.env)):
+        verdicts = [judged[lib] for lib in pitfall.libraries if lib in judged]
+        if verdicts and any(v.status == "error" for v in verdicts):
+            state.findings.append(Finding(
+                "pitfalls", "note", f"{pitfall.title} (the build failure above): "
+                f"{pitfall.symptom}", fix=pitfall.advice,
+                source=pitfall.sources[0] if pitfall.sources else None))
+            continue
+        if verdicts and all(v.status == "ok" for v in verdicts):
+            names = ", ".join(f"{v.library_id} ({v.verdict}: {', '.join(v.matching)})"
+                              for v in verdicts)
+            state.findings.append(Finding(
+                "pitfalls", "ok", f"{pitfall.title}: not this build, the gate found code for "
+                f"{gpu.arch.sass_name} in {names}",
+                source=pitfall.sources[0] if pitfall.sources else None))
+            continue
+        state.findings.append(Finding(
+            "pitfalls", "warning", f"{pitfall.title}: {pitfall.symptom}", fix=pitfall.advice,
+            source=pitfall.sources[0] if pitfall.sources else None))
+
+
+def _gpus_per_node(request: CheckRequest, state: _State) -> int:
+    """The GPUs one node of the layout uses (what a pod asks for), at most the node's."""
+    settings = state.settings
+    used = (settings.tensor_parallel_size or 1) * (settings.pipeline_parallel_size or 1)
+    if not (state.engine == "sglang" and settings.enable_dp_attention):
+        used *= settings.data_parallel_size or 1  # SGLang's DP attention runs inside TP
+    return max(1, min(request.gpu.count, -(-used // request.nodes)))
+
+
+def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str, Any]:
+    from servewise.recipes import Launch, render
+
+    if request.image is not None:
+        state.image = request.image
+    fmt = request.command_format or ("docker" if state.image else state.engine)
+    settings = state.settings
+    port = request.port if request.port is not None else settings.port
+    flags = to_argv(state.engine, settings.replace(model=None, port=None), state.version)
+    launch = Launch(engine=state.engine, model=state.checkpoint or model.ref,
+                    argv=tuple(flags), env=state.env, image=state.image,
+                    nodes=request.nodes, gpus=_gpus_per_node(request, state))
+    rendered = render(launch, fmt, port=port)
+    return rendered.to_dict()

@@ -1,0 +1,92 @@
+"""What ``servewise check`` answers: will this deployment start, why, and what to run.
+
+A :class:`CheckReport` gathers one finding per part (build, recipe, model rules, memory,
+pitfalls) and the final command. A :class:`Finding` that ``blocks`` makes the answer "it
+will not start" (exit 1) and carries what to change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+PARTS = ("build", "recipe", "rules", "memory", "pitfalls", "settings")
+"""The parts of a check, in report order."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the check found: which part, how bad, what it means, what to change."""
+
+    part: str
+    """One of :data:`PARTS`."""
+    level: str
+    """``ok``, ``note``, ``warning`` or ``error`` (an error blocks the start)."""
+    message: str
+    fix: str | None = None
+    source: str | None = None
+    """Where the fact comes from (a rule's or pitfall's source, a recipe's provenance)."""
+
+    @property
+    def blocks(self) -> bool:
+        """Whether this finding means the deployment will not start as given."""
+        return self.level == "error"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return {"part": self.part, "level": self.level, "message": self.message,
+                "fix": self.fix, "source": self.source}
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The whole answer of ``servewise check``."""
+
+    model: str
+    """The model as the engine loads it (Hub id or folder)."""
+    gpu: dict[str, Any]
+    engine: str
+    engine_version: str | None
+    engine_version_from: str
+    """Where the version comes from: ``--engine-version``, ``build``, ``recipe`` or ``none``."""
+    findings: tuple[Finding, ...]
+    settings: dict[str, Any]
+    """The engine settings of the final command, by setting id."""
+    command: dict[str, Any]
+    """The final launch: ``format``, ``argv``, ``shell`` and, for some formats, more."""
+    recipe: dict[str, Any] | None = None
+    """The recipe used (id, status, reasons, provenance), or None."""
+    gate: dict[str, Any] | None = None
+    """The kernel gate's result for ``--build``, or None with advice in the findings."""
+    plan: dict[str, Any] | None = None
+    """The memory plan at the final settings (``startup`` and ``recommendation``)."""
+    other_recipes: tuple[dict[str, Any], ...] = field(default=())
+
+    @property
+    def will_start(self) -> bool:
+        """No finding blocks the start."""
+        return not any(finding.blocks for finding in self.findings)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when it will start, 1 when something will fail."""
+        return 0 if self.will_start else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of ``servewise check --json``."""
+        return {
+            "will_start": self.will_start,
+            "model": self.model,
+            "gpu": self.gpu,
+            "engine": self.engine,
+            "engine_version": self.engine_version,
+            "engine_version_from": self.engine_version_from,
+            "findings": [finding.to_dict() for finding in self.findings],
+            "problems": [finding.to_dict() for finding in self.findings if finding.blocks],
+            "recipe": self.recipe,
+            "other_recipes": list(self.other_recipes),
+            "gate": self.gate,
+            "plan": self.plan,
+            "settings": self.settings,
+            "command": self.command,
+        }

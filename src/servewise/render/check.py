@@ -1,0 +1,89 @@
+"""Text and Markdown for ``servewise check`` (plain strings: the report is pasted into issues)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+GIB = 2**30
+_MARK = {"ok": "ok", "note": "note", "warning": "WARN", "error": "FAIL"}
+_TITLES = {"build": "Build (kernel gate)", "recipe": "Recipe", "rules": "Model rules",
+           "settings": "Settings", "memory": "Memory plan", "pitfalls": "GPU pitfalls"}
+
+
+def _headline(report: dict[str, Any]) -> str:
+    gpu = report["gpu"]
+    version = report["engine_version"] or "version unknown"
+    verdict = "WILL START" if report["will_start"] else "WILL NOT START"
+    return (f"{verdict}: {report['model']} on {gpu['count']} x {gpu['name']} with "
+            f"{report['engine']} ({version}, from {report['engine_version_from']})")
+
+
+def check_text(report: dict[str, Any], *, verbose: bool = False) -> str:
+    """The human form: headline, findings, what to change, the command.
+
+    Passing checks of the build, the model rules and the pitfalls are summed up in one line
+    unless ``verbose``; the recipe and the memory plan are always shown.
+    """
+    lines = [_headline(report), ""]
+    folded = [f for f in report["findings"]
+              if f["level"] == "ok" and f["part"] in ("build", "rules", "pitfalls")]
+    if folded and not verbose:
+        counts: dict[str, int] = {}
+        for finding in folded:
+            counts[finding["part"]] = counts.get(finding["part"], 0) + 1
+        summary = ", ".join(f"{part} ({n})" if n > 1 else part for part, n in counts.items())
+        lines.append(f"  {'ok':<5} {'checks':<9} {summary} passed (--verbose lists them)")
+    for finding in report["findings"]:
+        if finding in folded and not verbose:
+            continue
+        lines.append(f"  {_MARK[finding['level']]:<5} {finding['part']:<9} {finding['message']}")
+        if finding["fix"] and finding["level"] in ("error", "warning", "note"):
+            lines.append(f"  {'':<5} {'':<9} -> {finding['fix']}")
+    problems = report["problems"]
+    if problems:
+        lines += ["", "What to change:"]
+        lines += [f"  - {p['fix'] or p['message']}" for p in problems]
+    if problems and not verbose:
+        lines += ["", "(the command is left out until these are fixed; --verbose or --json "
+                  "shows it)"]
+    else:
+        lines += ["", f"Command ({report['command']['format']}):", "",
+                  report["command"]["shell"]]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def check_markdown(report: dict[str, Any]) -> str:
+    """A Markdown report to paste into an issue or a runbook."""
+    lines = [f"## servewise check: {_headline(report)}", ""]
+    gpu = report["gpu"]
+    lines += ["| | |", "|---|---|",
+              f"| model | `{report['model']}` |",
+              f"| GPUs | {gpu['count']} x {gpu['name']} ({gpu['memory_bytes'] / GIB:.2f} GiB, "
+              f"{gpu['memory_source']}) |",
+              f"| engine | {report['engine']} {report['engine_version'] or ''} |"]
+    recipe = report.get("recipe")
+    if recipe:
+        lines.append(f"| recipe | `{recipe['id']}` ({recipe['status']}) |")
+    plan = report.get("plan")
+    if plan:
+        startup = plan["startup"]
+        lines.append(f"| KV cache | {startup['kv_cache_tokens']:,} tokens, max concurrency "
+                     f"{startup['max_concurrency']} (requests of max_model_len) |")
+    lines.append("")
+    for part in ("build", "recipe", "rules", "settings", "memory", "pitfalls"):
+        found = [f for f in report["findings"] if f["part"] == part]
+        if not found:
+            continue
+        lines += [f"### {_TITLES[part]}", ""]
+        for finding in found:
+            text = f"- **{_MARK[finding['level']]}** {finding['message']}"
+            if finding["fix"] and finding["level"] != "ok":
+                text += f" — fix: `{finding['fix']}`"
+            if finding["source"]:
+                text += f" ([source]({finding['source']}))" if finding["source"].startswith(
+                    "http") else f" (source: {finding['source']})"
+            lines.append(text)
+        lines.append("")
+    lines += [f"### Command ({report['command']['format']})", "", "```sh",
+              report["command"]["shell"].rstrip(), "```", ""]
+    return "\n".join(lines)
