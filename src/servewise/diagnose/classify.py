@@ -342,8 +342,9 @@ class Classifier:
     def _cut(self, event: Event, text: str, rules: list[Rule], phases: tuple[str, ...],
              run: int) -> Match | None:
         """A message cut short after its distinctive part: a rule's keyword (a distinctive
-        one, :data:`CUT_KEYWORD` characters or more) within the last :data:`CUT_TAIL` characters of an error's
-        text, where no signature could match the rest that is missing."""
+        one, :data:`CUT_KEYWORD` characters or more) within the last :data:`CUT_TAIL`
+        characters of an error's text, where no signature could match the rest that is
+        missing."""
         end = len(text.rstrip())
         best: Match | None = None
         for rule in rules:
