@@ -56,3 +56,12 @@ def test_worker_rank_tags_and_pytest_lines() -> None:
     text = "E       RuntimeError: Assertion error (csrc/apis/layout.hpp:60): Unknown recipe\n"
     root = diagnose_text(text).root_cause
     assert root is not None and root.library == "deep_gemm"
+
+
+def test_a_tgi_shard_that_fails_on_oom_while_loading_weights() -> None:
+    """The shard's traceback runs into the launcher's "Error: ShardCannotStart": the OOM, in
+    TGI's weight reader, is the cause (not a wrapper, not root_cause_missing)."""
+    root = diagnose_text((LOGS / "tgi_shard_oom_weight_load.log").read_text()).root_cause
+    assert root is not None
+    assert (root.category, root.library) == ("oom_weight_load", "tgi-loader")
+    assert root.extracted.get("phase") == "weight_load"

@@ -263,10 +263,13 @@ class Classifier:
                                                                          "warning"):
             return Match("none", event, run.index)  # no rule can match, and not an error
         shutdown = run.shutdown_line is not None and run.shutdown_line < event.first_line
+        # An exception is a wrapper by its own first line; a wrapper's words further down are
+        # lines the message ran into (TGI's "Error: ShardCannotStart" after a shard's OOM).
+        head = text.split("\n", 1)[0] if event.exception is not None else text
         for rule in candidates:
             if rule.kind not in ("wrapper", "noise"):
                 continue
-            hit = self._try(rule, event, text, ())
+            hit = self._try(rule, event, head, ())
             if hit is not None:
                 match = Match(rule.kind, event, run.index, rule, hit[0], hit[1],
                               shutdown=shutdown)
