@@ -65,3 +65,10 @@ def test_a_tgi_shard_that_fails_on_oom_while_loading_weights() -> None:
     assert root is not None
     assert (root.category, root.library) == ("oom_weight_load", "tgi-loader")
     assert root.extracted.get("phase") == "weight_load"
+
+
+@pytest.mark.parametrize("cut", ["are not sup", "are", ""])
+def test_an_unknown_architecture_cut_short(cut: str) -> None:
+    text = f"ValueError: Model architectures ['Qwen3NextForCausalLM'] {cut}\n"
+    root = diagnose_text(text).root_cause
+    assert root is not None and root.category == "unknown_model_arch", cut
