@@ -184,3 +184,12 @@ def test_gpu_takes_name_and_count() -> None:
     assert code == 1 and json.loads(out)["root_cause"]["extracted"]["fraction_max"] == 0.93
     code, _, err = run("diagnose", str(SGLANG), "--gpu", "h200:0")
     assert code == 2 and "count" in err.lower()
+
+
+def test_follow_does_not_stop_on_a_failed_request() -> None:
+    from servewise.diagnose import new_scanner
+
+    scanner = new_scanner()
+    scanner.feed(REQUEST_400.read_bytes())
+    assert scanner.failure_seen is False
+    assert scanner.finish().exit_code == 0
