@@ -338,7 +338,9 @@ class Classifier:
             candidate = Match(rule.kind, event, run, rule, signature, fields, phases, evidence)
             if best is None or _rank(candidate) > _rank(best):
                 best = candidate
-        if best is None and (self._error_like(event) or _ERRORISH.search(text) is not None):
+        if best is None and (event.exception is not None
+                             or event.level in ("error", "critical", "fatal")
+                             or _ERRORISH.search(text) is not None):
             best = self._cut(event, text, rules, phases, run)
         return best
 

@@ -170,7 +170,9 @@ def clip_text(text: str) -> str:
     """
     if len(text) <= MAX_TOKEN_CHARS:
         return text
-    if _LONG_RUN.search(text) is not None:
+    longest = len(max(text.split(), key=len, default=""))
+    if longest > MAX_TOKEN_CHARS or " " * (MAX_SPACE_CHARS + 1) in text or (
+            "\t" in text and _LONG_RUN.search(text) is not None):
         pieces = []
         for piece in _RUNS.split(text):
             if len(piece) > MAX_TOKEN_CHARS and not piece[0].isspace():
