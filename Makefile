@@ -52,6 +52,7 @@ bench: test-deps engine
 	$(BIN)/python benchmarks/plan_speed.py
 	$(BIN)/python benchmarks/bench_http_clients.py
 	$(BIN)/python benchmarks/bench_client_speed.py
+	$(BIN)/python benchmarks/search_speed.py
 
 ## Images in a local registry against skopeo (needs Debian's skopeo).
 bench-images: test-deps system-deps

@@ -61,6 +61,28 @@ _MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (repo, revision)
     )
     """,
+    # launch: one row per engine launch (a search's attempts too), one per search.
+    """
+    CREATE TABLE IF NOT EXISTS launches (
+        run_id TEXT PRIMARY KEY,
+        search_id TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        outcome TEXT NOT NULL,
+        document TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS launches_by_search ON launches (search_id, created_at)",
+    """
+    CREATE TABLE IF NOT EXISTS searches (
+        search_id TEXT PRIMARY KEY,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        param TEXT NOT NULL,
+        status TEXT NOT NULL,
+        document TEXT NOT NULL
+    )
+    """,
 )
 
 
@@ -236,6 +258,62 @@ class Store:
                 hint="delete the file to start a fresh store",
                 path=str(self.path),
             ) from None
+
+    # -- launches and searches (servewise.launch) ----------------------------------------
+
+    def put_launch(self, run_id: str, document: dict[str, Any], *,
+                   search_id: str | None = None) -> None:
+        """Keep (or update) one launch's document; ``search_id`` ties an attempt to its search."""
+        now = time.time()
+        self._write(
+            "INSERT INTO launches (run_id, search_id, created_at, updated_at, outcome, document) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET "
+            "updated_at = excluded.updated_at, outcome = excluded.outcome, "
+            "document = excluded.document",
+            (run_id, search_id, now, now, str(document.get("outcome", "")),
+             json.dumps(document, separators=(",", ":"))),
+        )
+
+    def launches(self, limit: int = 50, *, search_id: str | None = None,
+                 alone: bool = False) -> list[dict[str, Any]]:
+        """Launch documents, newest first: a search's attempts (oldest first), or every launch
+        (``alone``: only those that are no search's attempt)."""
+        if search_id is not None:
+            rows = self._read("SELECT document FROM launches WHERE search_id = ? "
+                              "ORDER BY created_at, rowid", (search_id,))
+        else:
+            where = "WHERE search_id IS NULL " if alone else ""
+            rows = self._read(f"SELECT document FROM launches {where}"
+                              "ORDER BY created_at DESC LIMIT ?", (limit,))
+        return [json.loads(document) for (document,) in rows]
+
+    def launch(self, run_id: str) -> dict[str, Any] | None:
+        """One launch's document, or None."""
+        rows = self._read("SELECT document FROM launches WHERE run_id = ?", (run_id,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def put_search(self, search_id: str, document: dict[str, Any]) -> None:
+        """Keep (or update) one search's document."""
+        now = time.time()
+        self._write(
+            "INSERT INTO searches (search_id, created_at, updated_at, param, status, document) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(search_id) DO UPDATE SET "
+            "updated_at = excluded.updated_at, status = excluded.status, "
+            "document = excluded.document",
+            (search_id, now, now, str(document.get("param", "")),
+             str(document.get("status", "")), json.dumps(document, separators=(",", ":"))),
+        )
+
+    def searches(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Search documents, newest first."""
+        rows = self._read("SELECT document FROM searches ORDER BY created_at DESC LIMIT ?",
+                          (limit,))
+        return [json.loads(document) for (document,) in rows]
+
+    def search(self, search_id: str) -> dict[str, Any] | None:
+        """One search's document, or None."""
+        rows = self._read("SELECT document FROM searches WHERE search_id = ?", (search_id,))
+        return json.loads(rows[0][0]) if rows else None
 
     def close(self) -> None:
         """Close the connection."""

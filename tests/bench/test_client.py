@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import socket
 import time
 from collections.abc import Iterator
@@ -70,3 +71,26 @@ def test_settle_counts_prefers_token_ids_then_usage_then_chunks() -> None:
     assert settle_counts(times, texts, [-1] * 4, [0, 2, 3, 4]) == ((2.0, 3.0, 4.0), (2, 1, 1),
                                                                   "continuous_usage")
     assert settle_counts(times, texts, [-1] * 4, [-1] * 4) == ((2.0, 4.0), (1, 1), "chunks")
+
+
+def test_the_overall_timeout_stops_a_level_and_keeps_what_finished() -> None:
+    from support.sse_server import Behaviour, start_sse_server
+
+    # A level that finishes within the deadline is untouched; one whose streams stall for
+    # 30 s is stopped at the deadline.
+    with start_sse_server(Behaviour(ttft_s=0.01, itl_s=0.002)) as server:
+        config = BenchConfig(url=server.base_url, model="synthetic",
+                             workload=WorkloadSpec(isl=8, osl=3),
+                             levels=(LoadLevel("concurrency", 1), LoadLevel("concurrency", 2)),
+                             num_prompts=2, warmup=0, timeout_s=2.5)
+        first = run_bench(dataclasses.replace(config, levels=config.levels[:1]))
+        assert first.document["stopped"] is None
+        begin = time.monotonic()
+        with start_sse_server(Behaviour(ttft_s=0.01, itl_s=0.002, stall_after=1,
+                                        stall_s=30)) as slow:
+            result = run_bench(dataclasses.replace(config, url=slow.base_url,
+                                                   levels=(LoadLevel("concurrency", 2),)))
+    assert time.monotonic() - begin < 10
+    assert result.document["results"] == [] and result.levels == ()
+    assert "stopped at the 2.5 s --timeout during" in result.document["stopped"]
+    assert result.document["timeouts_s"]["overall"] == 2.5

@@ -18,10 +18,14 @@ def test_short_sweep_on_the_engine(engine: EngineServer) -> None:
     config = BenchConfig(url=engine.base_url, model=engine.model,
                          workload=WorkloadSpec(isl=ISL, osl=OSL),
                          levels=(LoadLevel("concurrency", 1), LoadLevel("concurrency", 3)),
-                         num_prompts=4, warmup=1, gpus=1, slos_ms={"ttft": 60_000}, seed=11)
+                         num_prompts=4, warmup=1, gpus=1, slos_ms={"ttft": 60_000}, seed=11,
+                         server_metrics=True)
     result = run_bench(config)
     document = result.document
     assert document["prompt_tokenizer"] == f"server {engine.base_url}/tokenize"
+    server = document["server"]
+    assert (server["dialect"], server["owned_by"], server["usage"], server["tokenize"]) == (
+        "vllm", "vllm", "continuous", True)
     for entry in document["results"]:
         assert (entry["completed"], entry["failed"]) == (4, 0), entry["errors"]
         # ignore_eos + min_tokens: every output has exactly the requested length, and the
@@ -44,6 +48,12 @@ def test_short_sweep_on_the_engine(engine: EngineServer) -> None:
         assert entry["tokens_per_sec_per_gpu"] == pytest.approx(
             4 * (ISL + OSL) / entry["duration_s"], rel=1e-3)
         assert entry["goodput"]["slo_attainment"] == 1.0
+        # The engine's own counts of exactly the measured requests, beside the client's.
+        engine_view = entry["server_metrics"]
+        assert engine_view["engine"] == "vllm" and engine_view["requests"] == 4
+        assert engine_view["generation_tokens"] == 4 * OSL
+        assert engine_view["ttft_ms"]["count"] == 4
+        assert engine_view["client_minus_engine"]["output_tokens_client_minus_engine"] == 0
     for level in result.levels:
         for record in level.records:
             assert record.prompt_tokens == ISL and record.output_tokens == OSL

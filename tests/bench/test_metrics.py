@@ -100,3 +100,16 @@ def test_every_reported_metric_has_a_formula() -> None:
         assert key in data["goodput"] and key in FORMULAS
     for key in ("achieved_rate_per_s", "lateness_ms", "achieved_concurrency", "send_delay_ms"):
         assert key in data["load"] and key in FORMULAS
+
+
+def test_first_tokens_merged_with_the_next_are_counted_and_kept_apart() -> None:
+    import dataclasses
+
+    own = record(0, 0.0, [(0.05, 1), (0.06, 1)])
+    merged = dataclasses.replace(record(1, 0.0, [(0.07, 1), (0.07, 1), (0.08, 1)]),
+                                 first_read_events=2)
+    data = summarize([own, merged])
+    assert data["ttft_first_read_merged"] == 1
+    assert data["ttft_ms_own_read"] == distribution_ms([0.05])
+    assert data["ttft_ms"] == distribution_ms([0.05, 0.07])
+

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import shlex
+import socket
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -140,3 +143,54 @@ def test_bench_doc_examples_run(server: SseServerHandle, argv: list[str],
     code, out, err = run(*argv)
     assert code == 0, err
     assert out.strip()
+
+
+def test_unwritable_output_and_plot_fail_before_the_first_request(
+        server: SseServerHandle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server.reset()
+    workload = ("--isl", "8", "--osl", "2", "--concurrency", "1", "--num-prompts", "2",
+                "--json")
+    code, out, _ = bench(server, *workload, "--output", str(tmp_path / "no" / "run.json"))
+    assert code == 2 and "does not exist" in json.loads(out)["message"]
+    code, out, _ = bench(server, *workload, "--output", str(tmp_path))
+    assert code == 2 and "is a folder" in json.loads(out)["message"]
+    code, out, _ = bench(server, *workload, "--plot", str(tmp_path / "p.gif"))
+    assert code == 2 and ".png" in json.loads(out)["message"]
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the extra were missing
+    code, out, _ = bench(server, *workload, "--plot", str(tmp_path / "p.png"))
+    assert code == 2 and "matplotlib" in json.loads(out)["message"]
+    assert [r for r in server.records()] == []  # no request was sent
+
+
+def test_a_finished_run_is_stored_whatever_fails_after(
+        server: SseServerHandle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from servewise.bench import plot as plot_module
+    from servewise.errors import SourceError
+
+    def broken(*_: object) -> None:
+        raise SourceError("the disk filled up while drawing", hint="free some space")
+
+    monkeypatch.setattr(plot_module, "write_plot", broken)
+    target = tmp_path / "run.json"
+    code, out, err = bench(server, "--isl", "8", "--osl", "2", "--concurrency", "1",
+                           "--num-prompts", "2", "--output", str(target), "--plot",
+                           str(tmp_path / "p.png"), "--json")
+    assert code == 1 and "the run is kept" in err
+    document = json.loads(out)
+    assert json.loads(target.read_text())["run_id"] == document["run_id"]
+    code, out, _ = run("runs", document["run_id"], "--json")
+    assert code == 0 and json.loads(out)["run_id"] == document["run_id"]
+
+
+def test_a_server_that_accepts_and_never_answers_holds_the_deadline() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)  # the kernel accepts; nothing ever reads or answers
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        for flag in ("--read-timeout", "--timeout"):
+            begin = time.monotonic()
+            code, out, err = run("bench", url, "--model", "m", "--isl", "8", "--osl", "2",
+                                 "--concurrency", "1", flag, "0.5", "--json")
+            assert time.monotonic() - begin < 10  # not the 60 s it once waited regardless
+            assert code != 0 and json.loads(out)["error"] == "source_error"
+            assert "waiting for" in err and "/v1/models" in err

@@ -39,9 +39,6 @@ NOT_OURS = {
 }
 
 #: Commands that data files already name and that another branch adds (delete on merge).
-ARRIVING = {"launch": "the `launch` branch adds `servewise launch`"}
-
-
 def _commands() -> dict[str, set[str]]:
     root: Any = typer.main.get_command(app)  # typer's own click: a group with .commands
     found: dict[str, set[str]] = {"": {o for p in root.params for o in (*p.opts,
@@ -130,8 +127,6 @@ def _bad_mentions(texts: Iterator[tuple[str, str]]) -> list[str]:
     for where, text in texts:
         for match in MENTION_RE.finditer(text):
             command, rest = match.group(1), match.group(2)
-            if command not in COMMANDS and command in ARRIVING:
-                continue
             if command not in COMMANDS:
                 bad.append(f"{where}: `servewise {command}` is no command")
                 continue

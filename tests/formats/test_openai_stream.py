@@ -61,12 +61,18 @@ _ODD = st.one_of(st.none(), st.booleans(), st.integers(-5, 2**70), st.floats(all
 _DELTA = st.fixed_dictionaries({}, optional={
     "role": st.just("assistant"), "content": st.one_of(st.none(), st.text(max_size=5), _ODD),
     "reasoning_content": st.one_of(st.none(), st.text(max_size=5)),
-    "reasoning": st.one_of(st.none(), st.text(max_size=5), _ODD)})
+    "reasoning": st.one_of(st.none(), st.text(max_size=5), _ODD),
+    "tool_calls": st.one_of(st.none(), _ODD, st.lists(st.fixed_dictionaries({}, optional={
+        "index": st.integers(0, 2), "function": st.one_of(_ODD, st.fixed_dictionaries(
+            {}, optional={"name": st.one_of(st.none(), st.text(max_size=4)),
+                          "arguments": st.one_of(st.none(), st.text(max_size=4))}))}),
+        max_size=2))})
 _CHOICE = st.fixed_dictionaries({}, optional={
     "index": st.integers(0, 2), "text": st.one_of(st.none(), st.text(max_size=5), _ODD),
     "delta": st.one_of(st.none(), _DELTA, _ODD),
     "token_ids": st.one_of(st.none(), st.lists(st.integers(0, 2**40), max_size=4), _ODD),
     "finish_reason": st.one_of(st.none(), st.sampled_from(["length", "stop"]), _ODD),
+    "matched_stop": st.one_of(st.none(), st.integers(0, 3)),
     "logprobs": st.none()})
 _USAGE = st.fixed_dictionaries({}, optional={
     "prompt_tokens": st.one_of(st.integers(0, 10**6), _ODD),
@@ -75,7 +81,25 @@ _USAGE = st.fixed_dictionaries({}, optional={
 _BODY = st.fixed_dictionaries({}, optional={
     "id": st.text(max_size=4), "object": st.sampled_from(["text_completion", "error", "x"]),
     "choices": st.one_of(st.lists(st.one_of(_CHOICE, _ODD), max_size=2), _ODD),
-    "usage": st.one_of(st.none(), _USAGE, _ODD), "error": _ODD, "message": st.text(max_size=4)})
+    "usage": st.one_of(st.none(), _USAGE, _ODD), "error": _ODD, "message": st.text(max_size=4),
+    "timings": st.one_of(st.none(), st.dictionaries(st.just("predicted_n"), st.integers(0, 9)))})
+
+
+def test_tool_calls_reasoning_and_dialect_marks() -> None:
+    tool = parse_chunk('{"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":'
+                       '[{"index":0,"id":"c","type":"function","function":{"name":"f",'
+                       '"arguments":"{\\"a"}}]},"finish_reason":null}]}')
+    assert tool.text == 'f{"a' and tool.tool_call and not tool.reasoning
+    assert tool.marks == ("role_with_text",)  # TGI repeats the role beside each delta
+    llama = parse_chunk('{"choices":[{"finish_reason":"stop","index":0,"delta":{}}],'
+                        '"usage":{"completion_tokens":247,"prompt_tokens":1085},'
+                        '"timings":{"predicted_n":247}}')
+    assert (llama.text, llama.completion_tokens, llama.marks) == ("", 247, ("timings",))
+    sglang = parse_chunk('{"choices":[{"index":0,"delta":{},"finish_reason":"length",'
+                         '"matched_stop":null}]}')
+    assert sglang.marks == ("matched_stop",) and sglang.finish_reason == "length"
+    thought = parse_chunk('{"choices":[{"index":0,"delta":{"reasoning":" hm"}}]}')
+    assert thought.reasoning and thought.text == " hm"
 
 
 def _outcome(data: str, parse: Callable[[str], StreamChunk]) -> object:

@@ -102,7 +102,8 @@ def test_openai_stream_shape() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(values=st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n"),
+@given(values=st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n",
+                                                     blacklist_categories=("Cs",)),
                                max_size=30), min_size=1, max_size=6),
        spaces=st.lists(st.booleans(), min_size=6, max_size=6),
        with_id=st.booleans())

@@ -50,6 +50,7 @@ from typing import Any, SupportsIndex
 import httpx
 
 DIRECTIVE = "[[sse "
+
 BOS_ID = 1
 FIRST_WORD_ID = 100
 
@@ -94,6 +95,23 @@ class Behaviour:
     comments: bool = False
     """Send a ``: ping`` comment before every chunk."""
     seed: int = 0
+    dialect: str = "vllm"
+    """Whose stream to speak: ``vllm``, ``sglang``, ``tgi``, ``llamacpp`` or ``openai`` (see
+    :data:`support.sse_dialects.DIALECTS` for what each sends, and where that
+    was read)."""
+    done: bool = True
+    """End the stream with ``data: [DONE]`` (some servers do not)."""
+    final_text_usage: bool = False
+    """Put the final usage on the last text-carrying event instead of a usage-only event."""
+    reasoning_tokens: int = 0
+    """Send the first N tokens as reasoning deltas (chat only)."""
+    reasoning_field: str = "reasoning_content"
+    """The delta field reasoning goes in: ``reasoning_content`` (vLLM < 0.10, SGLang,
+    DeepSeek) or ``reasoning`` (vLLM's newer name)."""
+    tool_tokens: int = 0
+    """Send the N tokens after the reasoning as tool-call argument deltas (chat only)."""
+    empty_events: bool = False
+    """Send an event with an empty delta before every token-bearing event."""
 
 
 @dataclass
@@ -212,11 +230,14 @@ class SyntheticServer:
             self.records.clear()
             await self._json(writer, 200, {"ok": True})
         elif method == "GET" and path == "/v1/models":
+            owner = {"vllm": "vllm", "sglang": "sglang", "llamacpp": "llamacpp",
+                     "openai": "system"}.get(self.defaults.dialect, self.model)
             await self._json(writer, 200, {"object": "list", "data": [
-                {"id": self.model, "object": "model", "max_model_len": 1 << 20}]})
+                {"id": self.model, "object": "model", "owned_by": owner,
+                 "max_model_len": 1 << 20}]})
         elif method == "GET" and path == "/health":
             await self._json(writer, 200, {})
-        elif method == "POST" and path == "/tokenize":
+        elif method == "POST" and path == "/tokenize" and self.defaults.dialect == "vllm":
             request = json.loads(body)
             ids = self.tokenizer.encode(request.get("prompt", ""),
                                         request.get("add_special_tokens", True))
@@ -266,12 +287,16 @@ class SyntheticServer:
                                                      "code": 400}})
             return True
         options = body.get("stream_options") or {}
-        usage = behaviour.usage and bool(options.get("include_usage"))
-        continuous = behaviour.continuous_usage and bool(options.get("continuous_usage_stats"))
-        ids = behaviour.token_ids and bool(body.get("return_token_ids"))
+        dialect = behaviour.dialect
+        usage = behaviour.usage and (bool(options.get("include_usage")) or dialect == "llamacpp")
+        continuous = (behaviour.continuous_usage and dialect in ("vllm", "sglang")
+                      and bool(options.get("continuous_usage_stats")))
+        ids = behaviour.token_ids and dialect == "vllm" and bool(body.get("return_token_ids"))
         chat = path.endswith("chat/completions")
         total = behaviour.tokens if behaviour.tokens is not None else max_tokens
         end = behaviour.line_ending
+        null_usage = ',"usage":null' if dialect == "tgi" or (dialect == "openai" and usage) \
+            else ""
 
         def event(data: str) -> bytes:
             piece = (": ping" + end if behaviour.comments else "") + "data: " + data + end + end
@@ -289,6 +314,10 @@ class SyntheticServer:
                 record.buffered_writes += 1
             return time.perf_counter()
 
+        def usage_json(done: int) -> str:
+            return (f'{{"prompt_tokens":{prompt_tokens},"completion_tokens":{done},'
+                    f'"total_tokens":{prompt_tokens + done}}}')
+
         await wait_until(start + behaviour.header_delay_s)
         send(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
              b"Transfer-Encoding: chunked\r\n\r\n")
@@ -297,12 +326,26 @@ class SyntheticServer:
         kind = "chat.completion.chunk" if chat else "text_completion"
         head = (f'{{"id":{ident},"object":"{kind}","created":0,'
                 f'"model":{json.dumps(self.model)},"choices":[')
-        if chat:
-            send(event(head + '{"index":0,"delta":{"role":"assistant","content":""},'
-                       '"logprobs":null,"finish_reason":null}]}'))
+
+        def choice(delta: str, finish: str = "null", extra: str = "") -> str:
+            if chat:
+                return (f'{{"index":0,"delta":{{{delta}}},"logprobs":null,'
+                        f'"finish_reason":{finish}{extra}}}')
+            text = json.loads("{" + delta + "}").get("content") or "" if delta else ""
+            return (f'{{"index":0,"text":{json.dumps(text)},"logprobs":null,'
+                    f'"finish_reason":{finish}{extra}}}')
+
+        if chat and dialect != "tgi":
+            role = {"vllm": '"role":"assistant","content":""',
+                    "sglang": '"role":"assistant","content":""',
+                    "llamacpp": '"role":"assistant","content":null',
+                    "openai": '"role":"assistant","content":"","refusal":null'}[dialect]
+            tail = f',"usage":{usage_json(0)}' if continuous and dialect == "vllm" else null_usage
+            send(event(head + choice(role) + "]" + tail + "}"))
         due = start + behaviour.ttft_s + rng.random() * behaviour.ttft_jitter_s
         sent = 0
         number = 0
+        finish_inline = dialect in ("vllm", "tgi") or behaviour.final_text_usage
         try:
             while sent < total:
                 size = min(behaviour.chunks[number % len(behaviour.chunks)], total - sent)
@@ -312,21 +355,32 @@ class SyntheticServer:
                     if behaviour.stall_after is not None and sent + step == behaviour.stall_after:
                         due += behaviour.stall_s
                 await wait_until(due)
+                if behaviour.empty_events:
+                    send(event(head + choice('"content":""' if chat else "") + "]"
+                               + null_usage + "}"))
                 words = "".join(f" w{sent + i}" for i in range(size))
-                finish = '"length"' if sent + size == total else "null"
+                last = sent + size == total
+                finish = '"length"' if last and finish_inline else "null"
                 id_list = ",".join(str(FIRST_WORD_ID + sent + i) for i in range(size))
                 token_part = f',"token_ids":[{id_list}]' if ids else ""
-                if chat:
-                    choice = (f'{{"index":0,"delta":{{"content":"{words}"}},"logprobs":null,'
-                              f'"finish_reason":{finish}{token_part}}}')
+                role_part = '"role":"assistant",' if dialect == "tgi" else ""
+                if chat and sent < behaviour.reasoning_tokens:
+                    delta = f'"{behaviour.reasoning_field}":{json.dumps(words)}'
+                elif chat and sent < behaviour.reasoning_tokens + behaviour.tool_tokens:
+                    opening = sent == behaviour.reasoning_tokens
+                    name = ',"name":"lookup"' if opening else ""
+                    delta = (f'{role_part}"tool_calls":[{{"index":0'
+                             + (',"id":"call-0","type":"function"' if opening else "")
+                             + f',"function":{{"arguments":{json.dumps(words)}{name}}}}}]')
                 else:
-                    choice = (f'{{"index":0,"text":"{words}","logprobs":null,'
-                              f'"finish_reason":{finish}{token_part}}}')
+                    delta = f'{role_part}"content":{json.dumps(words)}'
                 tail = "]"
-                if continuous:
-                    tail += (f',"usage":{{"prompt_tokens":{prompt_tokens},"completion_tokens":'
-                             f'{sent + size},"total_tokens":{prompt_tokens + sent + size}}}')
-                record.sends.append((send(event(head + choice + tail + "}")), size))
+                if continuous or (last and behaviour.final_text_usage and usage):
+                    tail += f',"usage":{usage_json(sent + size)}'
+                else:
+                    tail += null_usage
+                record.sends.append((send(event(head + choice(delta, finish, token_part) + tail
+                                                + "}")), size))
                 sent += size
                 number += 1
                 if behaviour.disconnect_after is not None and sent >= behaviour.disconnect_after:
@@ -342,11 +396,22 @@ class SyntheticServer:
                     record.outcome = "malformed"
                     send(event("this is not json"))
                     break
+            final_done = record.outcome == "pending"
+            if final_done and not finish_inline:
+                if dialect == "llamacpp":
+                    send(event(head + choice("", '"length"') + f'],"usage":{usage_json(sent)},'
+                               '"timings":{"prompt_n":1,"predicted_n":' + str(sent) + "}}"))
+                    usage = False
+                elif dialect == "sglang":
+                    send(event(head + choice("", '"length"', ',"matched_stop":null') + "]}"))
+                else:
+                    send(event(head + choice("", '"length"') + "]" + null_usage + "}"))
+            if behaviour.final_text_usage:
+                usage = False
             if usage:
-                send(event(f'{{"id":{ident},"choices":[],"usage":{{"prompt_tokens":'
-                           f'{prompt_tokens},"completion_tokens":{sent},"total_tokens":'
-                           f'{prompt_tokens + sent}}}}}'))
-            send(event("[DONE]") + b"0\r\n\r\n")
+                usage_id = '""' if dialect == "tgi" else ident
+                send(event(f'{{"id":{usage_id},"choices":[],"usage":{usage_json(sent)}}}'))
+            send((event("[DONE]") if behaviour.done else b"") + b"0\r\n\r\n")
             await writer.drain()
         except ConnectionError:
             record.outcome = "client_gone"

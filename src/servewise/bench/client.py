@@ -12,13 +12,13 @@ bytes were written. Failures become :class:`~servewise.bench.records.RequestErro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import sub
 from time import perf_counter
 from typing import Literal
 from urllib.parse import urlsplit
 
+from servewise.bench.accounting import CountSource, account
 from servewise.bench.http import ArrivalStamps, HttpFailure, HttpPool
-from servewise.bench.records import CountSource, RequestError, RequestRecord
+from servewise.bench.records import RequestError, RequestRecord
 from servewise.errors import FormatError
 from servewise.formats.http1 import ResponseHead
 from servewise.formats.openai_stream import DONE, parse_chunk
@@ -59,40 +59,21 @@ class Outgoing:
 def settle_counts(
     times: list[float], texts: list[str], ids: list[int], cumulative: list[int]
 ) -> tuple[tuple[float, ...], tuple[int, ...], CountSource]:
-    """Per-chunk token counts from what the chunks said, best source first.
+    """Per-chunk counts from what the chunks said, best source first (no final usage).
 
-    ``ids[i]`` is the number of token ids chunk ``i`` listed (-1: none listed);
-    ``cumulative[i]`` its ``usage.completion_tokens`` (-1: no usage). Only chunks with at
-    least one token are kept, so role-only and empty finish chunks drop out.
+    A thin form of :func:`~servewise.bench.accounting.account` kept for callers that have
+    only the per-chunk lists.
     """
-    # This runs as each request ends, often while hundreds of others end too: the common
-    # cases go through C-level builtins rather than Python loops.
-    counts: list[int]
-    if max(ids, default=-1) >= 0:
-        counts = [max(n, 0) for n in ids]
-        source: CountSource = "token_ids"
-    elif max(cumulative, default=-1) >= 0:
-        source = "continuous_usage"
-        counts = list(map(sub, cumulative, [0, *cumulative[:-1]]))
-        if min(cumulative) < 0 or min(counts) < 0:  # gaps or a count going back: slow path
-            counts, previous = [], 0
-            for value in cumulative:
-                counts.append(max(value - previous, 0) if value >= 0 else 0)
-                previous = max(previous, value)
-    else:
-        counts = [1 if text else 0 for text in texts]
-        source = "chunks"
-    if min(counts, default=1) > 0:
-        return tuple(times), tuple(counts), source
-    kept = [i for i, n in enumerate(counts) if n > 0]
-    return tuple(times[i] for i in kept), tuple(counts[i] for i in kept), source
+    found = account(times, texts, ids, cumulative, None)
+    return found.times, found.counts, found.source
 
 
 class _StreamSink:
     """Reads one streamed answer: events, their arrival times and what they say."""
 
     __slots__ = ("cumulative", "decoder", "done", "error", "error_body", "events", "finish",
-                 "ids", "kind", "status", "texts", "times", "usage_in", "usage_out")
+                 "ids", "kind", "marks", "status", "texts", "times", "usage_chunk", "usage_in",
+                 "usage_out")
 
     def __init__(self) -> None:
         self.decoder = SseDecoder()
@@ -109,6 +90,9 @@ class _StreamSink:
         self.status = 0
         self.kind = "stream"
         self.events = 0
+        self.marks: set[str] = set()
+        self.usage_chunk = False
+        """A usage-only chunk came (OpenAI's and TGI's last event)."""
 
     def head(self, head: ResponseHead, now: float) -> None:
         self.status = head.status
@@ -137,19 +121,45 @@ class _StreamSink:
             if chunk.error is not None:
                 self.error = ("stream_error", chunk.error)
                 return False
+            used = chunk.completion_tokens
             if chunk.has_choices:
                 self.times.append(now)
                 self.texts.append(chunk.text)
                 self.ids.append(-1 if chunk.token_ids is None else chunk.token_ids)
-                self.cumulative.append(-1 if chunk.completion_tokens is None
-                                       else chunk.completion_tokens)
+                self.cumulative.append(-1 if used is None else used)
                 if chunk.finish_reason is not None:
                     self.finish = chunk.finish_reason
-            elif chunk.completion_tokens is not None:
-                self.usage_out = chunk.completion_tokens
+                if chunk.reasoning or chunk.tool_call or chunk.marks:
+                    self._mark(chunk.reasoning, chunk.tool_call, chunk.marks)
+                if used is not None and chunk.text:
+                    self.marks.add("usage_with_text")
+            elif used is not None:
+                self.usage_chunk = True
+            if used is not None:
+                self.usage_out = used if self.usage_out is None else max(self.usage_out, used)
             if chunk.prompt_tokens is not None:
                 self.usage_in = chunk.prompt_tokens
         return True
+
+    def _mark(self, reasoning: bool, tool_call: bool, marks: tuple[str, ...]) -> None:
+        if reasoning:
+            self.marks.add("reasoning")
+        if tool_call:
+            self.marks.add("tool_calls")
+        self.marks.update(marks)
+
+    def stream_marks(self) -> tuple[str, ...]:
+        """What the answer showed of the server's dialect (see ``RequestRecord.marks``)."""
+        marks = set(self.marks)
+        if self.texts and not self.texts[0] and self.ids[0] <= 0:
+            marks.add("role_chunk")
+        if max(self.ids, default=-1) >= 0:
+            marks.add("token_ids")
+        if not self.done and self.kind == "stream":
+            marks.add("no_done")
+        if "usage_with_text" in marks and sum(1 for c in self.cumulative if c >= 0) >= 2:
+            marks.discard("usage_with_text")  # usage on every chunk: not a final-event mark
+        return tuple(sorted(marks))
 
 
 class StreamClient:
@@ -205,18 +215,15 @@ class StreamClient:
         if failure is None and sink.kind == "status":
             failure = ("http_status", f"HTTP {sink.status}: "
                        f"{sink.error_body.decode('utf-8', 'replace')}")
-        if failure is None and not sink.done and sink.finish is None:
-            failure = ("incomplete", "the stream ended without [DONE] or a finish reason")
+        if failure is None and not sink.done and sink.finish is None and not sink.usage_chunk:
+            failure = ("incomplete", "the stream ended without [DONE], a finish reason or a "
+                       "final usage event")
         error = None
         if failure is not None:
             error = RequestError(failure[0], failure[1],  # type: ignore[arg-type]
-                                 sink.status or None, ended - sent, len(sink.times))
-        chunk_times, chunk_tokens, source = settle_counts(sink.times, sink.texts, sink.ids,
-                                                          sink.cumulative)
-        usage_out = sink.usage_out
-        if usage_out is None and source == "continuous_usage":
-            usage_out = max(sink.cumulative)
-        total = usage_out if usage_out is not None else sum(chunk_tokens)
+                                 sink.status or None, ended - sent,
+                                 sum(1 for t in sink.texts if t))
+        found = account(sink.times, sink.texts, sink.ids, sink.cumulative, sink.usage_out)
         return RequestRecord(
             seq=request.seq,
             phase=request.phase,
@@ -225,15 +232,20 @@ class StreamClient:
             started=started,
             sent=sent,
             ended=ended,
-            chunk_times=chunk_times,
-            chunk_tokens=chunk_tokens,
-            count_source=source,
-            output_tokens=total,
-            output_tokens_source="usage" if usage_out is not None else "chunks",
+            chunk_times=found.times,
+            chunk_tokens=found.counts,
+            count_source=found.source,
+            output_tokens=found.total,
+            output_tokens_source="usage" if sink.usage_out is not None else "chunks",
             prompt_tokens=sink.usage_in,
             expected_prompt_tokens=request.expected_prompt_tokens,
             max_tokens=request.max_tokens,
             finish_reason=sink.finish,
             error=error,
-            chunk_texts=(tuple(t for t in sink.texts if t) if source == "chunks" else ()),
+            chunk_texts=found.texts,
+            usage_mode=found.usage_mode,
+            token_sources=found.sources,
+            marks=sink.stream_marks(),
+            first_read_events=sum(1 for t in found.times[:8] if t == found.times[0])
+            if found.times else 1,
         )

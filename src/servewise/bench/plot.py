@@ -40,6 +40,43 @@ def _level_samples(records: Sequence[dict[str, Any]], level: int) -> tuple[list[
     return ttft, itl
 
 
+SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def check_target(path: Path, option: str) -> None:
+    """Raise before any request when ``path`` cannot be written (no folder, a folder, no
+    permission), so a finished run is never lost to a bad path at the end."""
+    import os
+
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise UsageError(f"{option} {path} is a folder", hint=f"give {option} a file path",
+                         path=str(path))
+    if not folder.is_dir():
+        raise UsageError(f"{option} {path}: the folder {folder} does not exist",
+                         hint=f"create {folder} or give {option} another path", path=str(path))
+    writable = os.access(path, os.W_OK) if path.exists() else os.access(folder, os.W_OK)
+    if not writable:
+        raise UsageError(f"{option} {path} is not writable",
+                         hint=f"give {option} a path you can write", path=str(path))
+
+
+def check_plot(path: Path) -> None:
+    """Raise before any request when ``--plot`` cannot work: no matplotlib, a suffix it
+    cannot draw, or a path that cannot be written."""
+    if path.suffix.lower() not in SUFFIXES:
+        raise UsageError(f"--plot {path}: the file must end in {', '.join(SUFFIXES)}",
+                         hint="e.g. --plot run.png", path=str(path))
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError("--plot needs matplotlib, which is not installed",
+                         hint="pip install 'servewise[plot]', or drop --plot (a stored run "
+                              "can be drawn later with `servewise runs ID --plot FILE`)"
+                         ) from None
+    check_target(path, "--plot")
+
+
 def write_plot(document: dict[str, Any], records: Sequence[dict[str, Any]], path: Path) -> None:
     """Draw the three panels of a run into ``path``."""
     try:

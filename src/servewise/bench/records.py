@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from servewise.bench.accounting import CountSource, UsageMode
+
 ErrorKind = Literal[
     "connect",          # the connection could not be made (refused, unreachable, DNS)
     "connect_timeout",  # no connection within --connect-timeout
@@ -22,11 +24,7 @@ ErrorKind = Literal[
     "client",           # anything else raised while sending or reading
 ]
 
-CountSource = Literal["token_ids", "continuous_usage", "tokenizer", "chunks"]
-"""Where the per-chunk token counts came from, best first: the chunk's ``token_ids``,
-deltas of cumulative ``usage.completion_tokens``, the local tokenizer over the streamed
-text (each token counted in the chunk where its last character arrived), or one token per
-chunk that carried text."""
+__all__ = ["CountSource", "ErrorKind", "RequestError", "RequestRecord", "UsageMode"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +82,17 @@ class RequestRecord:
     chunk_texts: tuple[str, ...] = ()
     """The text of each token-bearing chunk, kept only when ``count_source`` is ``chunks``
     so a tokenizer can settle the counts afterwards (not stored)."""
+    usage_mode: UsageMode = "none"
+    """How the server sent usage in this answer: in every text chunk, at the end, or never."""
+    token_sources: dict[str, int] | None = None
+    """Output tokens attributed per source (see :mod:`servewise.bench.accounting`)."""
+    first_read_events: int = 1
+    """Token-bearing events in the read that brought the first one. Above 1, the first token
+    sat in the socket until the next arrived (the client read it late, or the kernel merged
+    the segments): the TTFT is then an upper bound, late by up to the gaps between them."""
+    marks: tuple[str, ...] = ()
+    """What the stream showed of its dialect: ``role_chunk``, ``reasoning``, ``tool_calls``,
+    ``token_ids``, ``timings``, ``matched_stop``, ``usage_with_text``, ``no_done``."""
 
     @property
     def ok(self) -> bool:
@@ -115,6 +124,10 @@ class RequestRecord:
             "count_source": self.count_source,
             "output_tokens": self.output_tokens,
             "output_tokens_source": self.output_tokens_source,
+            "token_sources": self.token_sources,
+            "usage_mode": self.usage_mode,
+            "marks": list(self.marks),
+            "first_read_events": self.first_read_events,
             "prompt_tokens": self.prompt_tokens,
             "expected_prompt_tokens": self.expected_prompt_tokens,
             "max_tokens": self.max_tokens,

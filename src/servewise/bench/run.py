@@ -15,17 +15,20 @@ import math
 import random
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from servewise import __version__
+from servewise.bench.accounting import reconcile
 from servewise.bench.client import ClientOptions, Outgoing
-from servewise.bench.http import HttpFailure, HttpPool
+from servewise.bench.http import CollectSink, HttpFailure, HttpPool
 from servewise.bench.load import LevelProgress, LevelRunner, LoadLevel, arrival_offsets
 from servewise.bench.metrics import FORMULAS, summarize
 from servewise.bench.records import RequestRecord
+from servewise.bench.server_metrics import Snapshot, beside_client, difference, snapshot
 from servewise.bench.tokenizer import LocalTokenizer, PromptTokenizer, ServerTokenizer
 from servewise.bench.workload import (
     BUILD_CONCURRENCY,
@@ -40,8 +43,9 @@ from servewise.store import Store
 
 Endpoint = Literal["completions", "chat"]
 _PATHS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
-#: Seconds allowed for the preparation calls (model list, tokenization).
-PREP_TIMEOUT_S = 60.0
+#: Owners a server names in ``/v1/models`` and the engine they mean (vLLM's and SGLang's
+#: ``ModelCard.owned_by`` defaults, llama.cpp's ``{"owned_by", "llamacpp"}``).
+OWNERS = {"vllm": "vllm", "sglang": "sglang", "llamacpp": "llama.cpp"}
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,12 @@ class BenchConfig:
     connect_timeout_s: float = 10.0
     read_timeout_s: float = 600.0
     api_key: str | None = None
+    server_metrics: bool = False
+    """Scrape the engine's Prometheus ``/metrics`` around each level's measured requests."""
+    timeout_s: float | None = None
+    """One deadline for the whole command, in seconds (None: none). Preparation waits no
+    longer than it or the read timeout; a level still running at it is stopped and the
+    levels finished before it are kept."""
 
 
 @dataclass(frozen=True)
@@ -147,32 +157,78 @@ def _body(config: BenchConfig, endpoint: Endpoint, prompt: Prompt) -> bytes:
     return json.dumps(body).encode()
 
 
-async def _check_model(pool: HttpPool, base: str, model: str) -> None:
-    """Fail early when the server is unreachable or does not serve ``model``."""
+async def _check_model(pool: HttpPool, base: str, model: str) -> str | None:
+    """Fail early when the server is unreachable or does not serve ``model``; return the
+    model's ``owned_by`` (which names the engine on vLLM, SGLang and llama.cpp)."""
     try:
         status, found = await pool.call_json("GET", "/v1/models")
     except (HttpFailure, FormatError) as error:
         raise SourceError(f"cannot reach {base}: {error}",
-                          hint="is the server up? check the URL and port", url=base) from None
+                          hint="is the server up? check the URL and port, or raise "
+                               "--read-timeout / --timeout for a slow server",
+                          url=base) from None
     if status != 200 or not isinstance(found, dict) or not isinstance(found.get("data"), list):
-        return  # not every server lists models; the requests will tell
-    listed = [m.get("id") for m in found["data"] if isinstance(m, dict)]
+        return None  # not every server lists models; the requests will tell
+    entries = [m for m in found["data"] if isinstance(m, dict)]
+    listed = [m.get("id") for m in entries]
     if listed and model not in listed:
         raise UsageError(f"the server does not serve {model!r}; it serves {listed}",
                          hint=f"pass --model {listed[0]}", url=base)
+    owners = [m.get("owned_by") for m in entries if m.get("id") == model]
+    return owners[0] if owners and isinstance(owners[0], str) else None
+
+
+def describe_server(owner: str | None, tokenize: bool,
+                    records: Sequence[RequestRecord]) -> dict[str, Any]:
+    """The ``server`` block: which dialect the streams spoke, how usage came, what else.
+
+    The dialect comes from ``/v1/models``' ``owned_by`` when it names an engine, else from
+    what the streams showed: token ids (vLLM), ``timings`` (llama.cpp), ``matched_stop``
+    (SGLang), the role repeated beside each text delta (TGI); else ``openai-compatible``.
+    """
+    good = [r for r in records if r.ok]
+    marks: Counter[str] = Counter(m for r in good for m in r.marks)
+    modes = Counter(r.usage_mode for r in good)
+    if owner in OWNERS:
+        dialect, evidence = OWNERS[owner], f"/v1/models owned_by {owner!r}"
+    else:
+        for mark, name in (("token_ids", "vllm"), ("timings", "llama.cpp"),
+                           ("matched_stop", "sglang"), ("role_with_text", "tgi")):
+            if marks[mark]:
+                dialect, evidence = name, f"streams carried {mark}"
+                break
+        else:
+            dialect, evidence = "openai-compatible", "no engine-specific field seen"
+    return {
+        "dialect": dialect,
+        "dialect_evidence": evidence,
+        "owned_by": owner,
+        "usage": modes.most_common(1)[0][0] if modes else None,
+        "usage_by_request": dict(modes),
+        "tokenize": tokenize,
+        "reasoning": bool(marks["reasoning"]),
+        "tool_calls": bool(marks["tool_calls"]),
+        "done_missing": marks["no_done"],
+        "role_chunk": bool(marks["role_chunk"]),
+    }
 
 
 def _settle_with_tokenizer(record: RequestRecord, tokenizer: LocalTokenizer) -> RequestRecord:
-    """Per-chunk counts from the local tokenizer when the server gave none."""
+    """Per-chunk counts from the local tokenizer when the server gave none per chunk; a final
+    usage figure still sets the total (the difference spread over the chunks)."""
     if record.count_source != "chunks" or not record.chunk_texts:
         return record
     counts = tokenizer.count_chunks(record.chunk_texts)
     kept = [i for i, n in enumerate(counts) if n > 0]
-    total = record.output_tokens if record.output_tokens_source == "usage" else sum(counts)
+    texts = [record.chunk_texts[i] for i in kept]
+    usage = record.output_tokens if record.output_tokens_source == "usage" else None
+    settled, sources = reconcile([counts[i] for i in kept], texts, usage, "tokenizer")
+    keep = [j for j, n in enumerate(settled) if n > 0]
     return dataclasses.replace(
-        record, chunk_times=tuple(record.chunk_times[i] for i in kept),
-        chunk_tokens=tuple(counts[i] for i in kept), count_source="tokenizer",
-        output_tokens=total, chunk_texts=())
+        record, chunk_times=tuple(record.chunk_times[kept[j]] for j in keep),
+        chunk_tokens=tuple(settled[j] for j in keep), count_source="tokenizer",
+        output_tokens=usage if usage is not None else sum(settled), chunk_texts=(),
+        token_sources=sources)
 
 
 class _Run:
@@ -190,6 +246,15 @@ class _Run:
         self.builder: RandomPromptBuilder | None = None
         self.dataset: list[Prompt] | None = None
         self._pool: HttpPool | None = None
+        self.owner: str | None = None
+        self.tokenize = False
+        self.deadline = (time.monotonic() + config.timeout_s
+                         if config.timeout_s is not None else None)
+        self.stopped: str | None = None
+
+    def remaining(self) -> float | None:
+        """Seconds left before the command's deadline (None: no deadline)."""
+        return None if self.deadline is None else max(self.deadline - time.monotonic(), 0.0)
 
     def _say(self, label: str, phase: str) -> None:
         if self.progress:
@@ -200,19 +265,21 @@ class _Run:
         headers = {"Content-Type": "application/json"}
         if config.api_key:
             headers["Authorization"] = f"Bearer {config.api_key}"
-        pool = HttpPool(self.base, connect_timeout_s=config.connect_timeout_s,
-                        read_timeout_s=PREP_TIMEOUT_S, limit=BUILD_CONCURRENCY, headers=headers)
+        left = self.remaining()
+        wait = config.read_timeout_s if left is None else min(config.read_timeout_s, left)
+        pool = HttpPool(self.base, connect_timeout_s=min(config.connect_timeout_s, wait),
+                        read_timeout_s=wait, limit=BUILD_CONCURRENCY, headers=headers)
         self._pool = await pool.__aenter__()
-        await _check_model(pool, self.base, config.model)
+        self._say("server", f"waiting for {self.base}/v1/models (up to {wait:g} s)")
+        self.owner = await _check_model(pool, self.base, config.model)
+        server = ServerTokenizer(pool, self.base, config.model, chat=self.endpoint == "chat")
+        self.tokenize = await server.available()
         spec = config.workload
         if spec.dataset is not None:
             self.dataset = load_dataset(spec.dataset, osl=spec.osl, chat=self.endpoint == "chat")
             return
-        if self.tokenizer is None:
-            server = ServerTokenizer(pool, self.base, config.model,
-                                     chat=self.endpoint == "chat")
-            if await server.available():
-                self.tokenizer = server
+        if self.tokenizer is None and self.tokenize:
+            self.tokenizer = server
         self._say("workload", "tokenizing the word pool")
         self.builder = RandomPromptBuilder(self.tokenizer, spec, self.seed)
         await self.builder.prepare()
@@ -269,6 +336,7 @@ class _Run:
             prompts, off_length = await self.prompts(count, index, notes)
             if open_ended:
                 prompts, _ = cycle(prompts, 50 * count)
+            before = await self.scrape() if config.server_metrics else None
             gc.collect()
             gc.freeze()
             try:
@@ -276,6 +344,7 @@ class _Run:
                                               config.duration_s)
             finally:
                 gc.unfreeze()
+            after = await self.scrape() if config.server_metrics else None
             events = runner.events_read
             read_stamps = runner.read_stamps
             origin = runner.origin
@@ -299,23 +368,62 @@ class _Run:
             "prompts_off_length": off_length,
             "notes": notes,
         }
+        if config.server_metrics:
+            entry["server_metrics"] = _engine_view(before, after, f"{self.base}/metrics", entry)
         return entry, LevelRecords(level, origin, tuple(everything))
 
-    async def run(self) -> BenchResult:
+    async def scrape(self) -> Snapshot | str:
+        """The engine's ``/metrics`` now, or why it could not be read."""
+        assert self._pool is not None
+        sink = CollectSink()
         try:
-            await self.prepare()
-            entries, levels = [], []
+            await self._pool.exchange(self._pool.build("GET", "/metrics", b""), sink)
+            if sink.status != 200:
+                return f"GET /metrics answered HTTP {sink.status}"
+            return snapshot(sink.body.decode("utf-8", "replace"))
+        except HttpFailure as error:
+            return f"GET /metrics failed: {error}"
+        except FormatError as error:
+            return f"GET /metrics is not Prometheus text: {error.message}"
+
+    async def run(self) -> BenchResult:
+        entries: list[dict[str, Any]] = []
+        levels: list[LevelRecords] = []
+        try:
+            try:
+                await asyncio.wait_for(self.prepare(), self.remaining())
+            except TimeoutError:
+                raise SourceError(
+                    f"{self.base} did not answer the preparation calls within the "
+                    f"{self.config.timeout_s:g} s --timeout",
+                    hint="is the server up and not overloaded? raise --timeout",
+                    url=self.base) from None
             for index, level in enumerate(self.config.levels):
-                entry, records = await self.level(index, level)
+                try:
+                    entry, records = await asyncio.wait_for(self.level(index, level),
+                                                            self.remaining())
+                except TimeoutError:
+                    self.stopped = (f"stopped at the {self.config.timeout_s:g} s --timeout "
+                                    f"during {level.label}; {len(entries)} of "
+                                    f"{len(self.config.levels)} levels finished")
+                    break
                 entries.append(entry)
                 levels.append(records)
         finally:
             if self._pool is not None:
                 await self._pool.__aexit__(None, None, None)
-        return BenchResult(self.run_id, self.document(entries), tuple(levels))
+        everything = [r for level in levels for r in level.records]
+        return BenchResult(self.run_id, self.document(entries, everything), tuple(levels))
 
-    def document(self, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    def document(self, entries: list[dict[str, Any]],
+                 records: Sequence[RequestRecord] = ()) -> dict[str, Any]:
         config = self.config
+        server = describe_server(self.owner, self.tokenize, records)
+        counter = (self.local.description if self.local is not None else
+                   "server (token ids, or usage in every chunk); else one token per event "
+                   "carrying text, reconciled with the final usage")
+        if server["reasoning"]:
+            counter += "; reasoning deltas (reasoning_content / reasoning) counted as output"
         return {
             "run_id": self.run_id,
             "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -327,20 +435,36 @@ class _Run:
             "seed": self.seed,
             "prompt_tokenizer": (self.builder.description if self.builder is not None
                                  else "none: prompts from the file as they are"),
-            "output_token_counter": (self.local.description if self.local is not None else
-                                     "server (token ids or usage); else one token per chunk"),
+            "output_token_counter": counter,
+            "server": server,
+            "stopped": self.stopped,
             "request": {
                 "ignore_eos": config.ignore_eos, "min_tokens": config.min_tokens,
                 "continuous_usage_stats": config.continuous_usage,
                 "return_token_ids": config.token_ids, "temperature": config.temperature,
                 "extra_body": config.extra_body,
             },
-            "timeouts_s": {"connect": config.connect_timeout_s, "read": config.read_timeout_s},
+            "server_metrics": config.server_metrics,
+            "timeouts_s": {"connect": config.connect_timeout_s, "read": config.read_timeout_s,
+                           "overall": config.timeout_s},
             "duration_limit_s": config.duration_s,
             "slos_ms": config.slos_ms or None,
             "formulas": FORMULAS,
             "results": entries,
         }
+
+
+def _engine_view(before: Snapshot | str | None, after: Snapshot | str | None, url: str,
+                 entry: dict[str, Any]) -> dict[str, Any]:
+    """The engine's figures for a level beside the client's, or why there are none."""
+    for found in (before, after):
+        if isinstance(found, str) or found is None:
+            return {"engine": None, "url": url, "error": found or "not scraped"}
+    assert isinstance(before, Snapshot) and isinstance(after, Snapshot)
+    view = difference(before, after, url)
+    if view.get("engine") is not None:
+        view["client_minus_engine"] = beside_client(view, entry)
+    return view
 
 
 def _estimate(warmup: Sequence[RequestRecord], concurrency: int, duration_s: float) -> int:

@@ -127,13 +127,16 @@ class ServerTokenizer:
         return found
 
     async def available(self) -> bool:
-        """Whether the server tokenizes (a probe; False on 404 or any failure)."""
+        """Whether the server has vLLM's ``/tokenize`` (a probe; False on 404, any failure,
+        or another server's endpoint of that name: llama.cpp's takes ``content``, not
+        ``prompt``, and answers without ``count``)."""
         try:
             found = await self._post("/tokenize", {"model": self._model, "prompt": "hello",
                                                    "add_special_tokens": False})
         except SourceError:
             return False
-        return isinstance(found.get("tokens"), list)
+        tokens, count = found.get("tokens"), found.get("count")
+        return isinstance(tokens, list) and bool(tokens) and count == len(tokens)
 
     async def encode(self, text: str) -> list[int]:
         """Token ids of ``text`` without special tokens."""

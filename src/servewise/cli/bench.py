@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import typer
 
 from servewise.cli._common import JsonOption, app, emit_json, err, fail, out, say
-from servewise.errors import ServewiseError, SourceError, StoreError, UsageError
+from servewise.errors import ServewiseError, StoreError, UsageError
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -110,6 +110,9 @@ class _Display(AbstractContextManager["_Display"]):
         key = (step.label, step.phase)
         finished = step.total is not None and step.done >= step.total > 0
         if self._bar is None:
+            if step.label == "server" and key not in self._printed:
+                self._printed.add(key)  # a wait that may be long: say what is waited for
+                say("wait", "dim", step.phase)
             if finished and key not in self._printed:
                 self._printed.add(key)
                 say("done", "dim", f"{step.label} {step.phase}: {step.done} requests, "
@@ -210,6 +213,15 @@ def bench(
     read_timeout: Annotated[float, typer.Option("--read-timeout", help="Longest silence "
                                                 "allowed while waiting for headers or the "
                                                 "next chunk, in seconds.", min=0.001)] = 600.0,
+    server_metrics: Annotated[bool, typer.Option("--server-metrics", help="Scrape the "
+                                                 "engine's Prometheus /metrics (vLLM, SGLang) "
+                                                 "around each level and report its own TTFT, "
+                                                 "ITL, E2E and token counts beside the "
+                                                 "client's.")] = False,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="One deadline for the "
+                                                  "whole command, in seconds: levels still "
+                                                  "running then are stopped, finished ones "
+                                                  "kept (default: none).", min=0.001)] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", envvar="OPENAI_API_KEY",
                                                 help="Bearer token for the server.",
                                                 show_default=False)] = None,
@@ -217,10 +229,16 @@ def bench(
                                            "store.")] = False,
 ) -> None:
     """Stream load at an OpenAI-compatible server: TTFT, TPOT, ITL, latency, throughput, goodput."""
+    from servewise.bench.plot import check_plot, check_target
     from servewise.bench.run import BenchConfig, run_bench
     from servewise.bench.workload import WorkloadSpec
 
     try:
+        # Checked before the first request: a bad path must not cost a finished run.
+        if output is not None:
+            check_target(output, "--output")
+        if plot is not None:
+            check_plot(plot)
         if (dataset is None) == (isl is None) or (isl is not None and osl is None):
             raise UsageError("give --isl N --osl N (random prompts) or --dataset FILE",
                              hint="e.g. --isl 1024 --osl 128")
@@ -241,26 +259,18 @@ def bench(
             ignore_eos=ignore_eos, min_tokens=min_tokens, continuous_usage=continuous_usage,
             token_ids=token_ids, temperature=temperature, extra_body=_extra_body(extra_body),
             connect_timeout_s=connect_timeout, read_timeout_s=read_timeout, api_key=api_key,
+            timeout_s=timeout, server_metrics=server_metrics,
         )
         with _Display() as display:
             result = run_bench(config, progress=display)
-        records = [{"level": index, **record.to_dict(level.origin)}
-                   for index, level in enumerate(result.levels) for record in level.records]
-        if output is not None:
-            try:
-                output.write_text(json.dumps(result.document, indent=2) + "\n")
-            except OSError as error:
-                raise SourceError(f"cannot write {output}: {error}",
-                                  hint="give --output a writable path",
-                                  path=str(output)) from None
-        if plot is not None:
-            from servewise.bench.plot import write_plot
-
-            write_plot(result.document, records, plot)
     except ServewiseError as error:
         fail(error, as_json)
+    # The run is finished: keep it first, whatever fails after.
     if not no_store:
         _store_run(result)
+    late = _write_files(result, output, plot)
+    if result.document.get("stopped"):
+        say("warning", "yellow", result.document["stopped"])
     if as_json:
         emit_json(result.document)
     else:
@@ -270,7 +280,31 @@ def bench(
     failed = sum(entry["failed"] for entry in result.document["results"])
     if failed:
         say("warning", "yellow", f"{failed} request(s) failed; see errors in the JSON")
-    raise typer.Exit(1 if failed else 0)
+    raise typer.Exit(1 if failed or late or result.document.get("stopped") else 0)
+
+
+def _write_files(result: BenchResult, output: Path | None, plot: Path | None) -> bool:
+    """Write ``--output`` and ``--plot``; say what failed (the run is already kept)."""
+    failed = False
+    if output is not None:
+        try:
+            output.write_text(json.dumps(result.document, indent=2) + "\n")
+        except OSError as error:
+            failed = True
+            say("error", "red", f"cannot write {output}: {error}; the run is kept "
+                f"(servewise runs {result.run_id} --json)")
+    if plot is not None:
+        from servewise.bench.plot import write_plot
+
+        records = [{"level": index, **record.to_dict(level.origin)}
+                   for index, level in enumerate(result.levels) for record in level.records]
+        try:
+            write_plot(result.document, records, plot)
+        except ServewiseError as error:
+            failed = True
+            say("error", "red", f"{error.message}; the run is kept "
+                f"(servewise runs {result.run_id} --plot FILE draws it again)")
+    return failed
 
 
 def _store_run(result: BenchResult) -> None:
@@ -304,17 +338,23 @@ def runs(
         with Store() as store:
             if run_id is None:
                 documents = store.bench_runs(limit)
+                from servewise.cli import launch as launches  # launch/search rows
                 if as_json:
                     emit_json([{key: d.get(key) for key in ("run_id", "created_at", "url",
                                                              "model", "endpoint")}
-                               | {"levels": len(d.get("results", []))} for d in documents])
+                               | {"levels": len(d.get("results", []))} for d in documents]
+                              + launches.runs_listing(store, limit))
                     return
                 from servewise.render.bench import runs_table
 
                 out().print(runs_table(documents))
+                launches.print_runs(store, limit)
                 return
             document = store.bench_run(run_id)
             if document is None:
+                from servewise.cli import launch as launches  # a launch or a search id
+                if launches.show_run(store, run_id, as_json):
+                    return
                 raise UsageError(f"no benchmark run {run_id!r} in the store",
                                  hint="`servewise runs` lists the stored runs")
             records = store.bench_requests(run_id) if (requests or plot) else []

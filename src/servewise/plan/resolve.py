@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from servewise.errors import UsageError
+from servewise.errors import SourceError, UsageError
 from servewise.formats.checkpoint import WeightTensor
 from servewise.formats.hfconfig import config_from_mapping
 from servewise.formats.safetensors import DTYPE_BITS
@@ -60,7 +60,22 @@ def reads_hub(ref: str, revision: str | None = None) -> bool:
 
 def load_model(ref: str, *, revision: str | None = None,
                store: Store | None = None) -> ModelInfo:
-    """The :class:`ModelInfo` of ``ref`` (folder, card, or Hub repository)."""
+    """The :class:`ModelInfo` of ``ref`` (folder, card, or Hub repository).
+
+    A source's hint that suggests a bundled card gets the cards' ids.
+    """
+    try:
+        return _load_model(ref, revision=revision, store=store)
+    except SourceError as error:
+        from servewise.sources.hub import BUNDLED_CARD
+
+        if error.hint and BUNDLED_CARD in error.hint:
+            ids = ", ".join(card.id for card in card_index())
+            error.hint = error.hint.replace(BUNDLED_CARD, f"{BUNDLED_CARD} ({ids})", 1)
+        raise
+
+
+def _load_model(ref: str, *, revision: str | None, store: Store | None) -> ModelInfo:
     text = ref.strip()
     if text.startswith("card:"):
         card = find_card(text)

@@ -29,7 +29,17 @@ def bench_table(document: dict[str, Any]) -> Table:
              else str(first.get("dataset", "")))
     table = Table(title=f"{document['model']} at {document['url']} — {shape} "
                         f"({document['run_id']})", title_justify="left")
-    for column in ("load", "ok/failed", "req/s", "out tok/s", "in+out tok/s/GPU", "TTFT ms p50/p99",
+    server = document.get("server") or {}
+    if server:
+        extras = [f"usage {server.get('usage') or 'none'}",
+                  f"/tokenize {'yes' if server.get('tokenize') else 'no'}"]
+        if server.get("reasoning"):
+            extras.append("reasoning counted as output")
+        table.caption = (f"server: {server.get('dialect')} ({', '.join(extras)}); "
+                         f"{document.get('stopped') or ''}").rstrip("; ")
+        table.caption_justify = "left"
+    for column in ("load", "ok/failed", "req/s", "out tok/s", "in+out tok/s/GPU",
+                   "TTFT ms p50/p99",
                    "TPOT ms p50/p99", "ITL ms p50/p99", "E2E ms p50/p99", "goodput"):
         table.add_column(column, justify="left" if column == "load" else "right")
     for entry in document["results"]:

@@ -45,6 +45,10 @@ READER_VERSION = 1
 SINGLE_FILE = "model.safetensors"
 
 
+BUNDLED_CARD = "a bundled card"
+"""How hints name the cards; the planner, which knows them, appends their ids."""
+
+
 class HubReader:
     """Reads model metadata from a Hub (``endpoint`` defaults to ``HF_ENDPOINT``)."""
 
@@ -133,7 +137,7 @@ class HubReader:
                 raise SourceError(
                     f"HF_HUB_OFFLINE is set and the store has no metadata for {repo}@{wanted}",
                     hint="unset HF_HUB_OFFLINE once to read it, or give a local folder or "
-                    f"a bundled card ({card_ids()})",
+                    f"{BUNDLED_CARD}",
                     repo=repo, revision=wanted,
                 )
             return cached
@@ -290,13 +294,6 @@ def _no_hidden_fetch() -> None:
         return
 
 
-def card_ids() -> str:
-    """The bundled cards' ids, for hints (``servewise model ID`` reads one offline)."""
-    from servewise.knowledge.cards import card_index
-
-    return ", ".join(card.id for card in card_index())
-
-
 def _hub_error(exc: BaseException, repo: str, filename: str | None) -> SourceError:
     """A :class:`SourceError` naming what failed and what to try."""
     from huggingface_hub import errors
@@ -307,7 +304,7 @@ def _hub_error(exc: BaseException, repo: str, filename: str | None) -> SourceErr
         hint = "the repository is gated: accept its terms on the Hub and set HF_TOKEN"
     elif isinstance(exc, errors.RepositoryNotFoundError):
         hint = ("no such repository, or it is private: check the id, or set HF_TOKEN; "
-                f"the bundled cards are {card_ids()}")
+                f"or give {BUNDLED_CARD}")
     elif isinstance(exc, errors.RevisionNotFoundError):
         hint = "no such revision (branch, tag or commit)"
     elif isinstance(exc, errors.OfflineModeIsEnabled):

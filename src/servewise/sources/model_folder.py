@@ -38,12 +38,12 @@ def read_config(folder: Path) -> HfConfig:
                               hint="point at the model folder", path=str(path))
         data = path.read_bytes()
     except FileNotFoundError:
-        from servewise.sources.hub import card_ids
+        from servewise.sources.hub import BUNDLED_CARD
 
         raise SourceError(
             f"{folder} has no config.json",
             hint="point at a Hugging Face model folder (config.json and *.safetensors), a "
-            f"repository id, or a bundled card ({card_ids()})",
+            f"repository id, or {BUNDLED_CARD}",
             path=str(folder),
         ) from None
     except OSError as exc:
