@@ -65,10 +65,9 @@ def _violations() -> set[tuple[str, str, str]]:
     return bad
 
 
-# The moves of issue 14 §1 are done (knowledge no longer imports diagnose, sources no longer
-# import plan). Pending, from main's network work (not the diagnose branch):
-# sources/hub.py imports knowledge.cards.
-PENDING = {("sources", "knowledge")}
+# Nothing pending: the moves of issue 14 §1 are done (knowledge no longer imports diagnose,
+# sources no longer import plan).
+PENDING: set[tuple[str, str]] = set()
 
 
 def test_layers_hold() -> None:
