@@ -149,3 +149,47 @@ def test_a_log_named_like_a_subcommand(tmp_path: Path, monkeypatch: object) -> N
     finally:
         os.chdir(old)
     assert code == 1 and json.loads(out)["root_cause"]["rule"] == "MEM004"
+
+
+REQUEST_400 = (Path(__file__).parents[1] / "data" / "diagnose" / "logs"
+               / "vllm_healthy_request_400.log")
+
+
+def test_a_healthy_server_with_a_failed_request_exits_0() -> None:
+    """Issue 19 item 6: a 400 after "Application startup complete" is a finding, not a failure."""
+    code, out, _ = run("diagnose", str(REQUEST_400), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["root_cause"] is None
+    assert [f["category"] for f in data["findings"]] == ["request_error"]
+    assert "maximum context length" in data["findings"][0]["evidence"][0]["text"]
+    code, out, _ = run("diagnose", "-", stdin=REQUEST_400.read_text())
+    assert code == 0 and "kept serving" in out
+
+
+def test_a_server_that_dies_after_startup_still_fails() -> None:
+    """The same server, then the engine dies: a failure (exit 1), not a request finding."""
+    log = REQUEST_400.read_text() + (
+        "(EngineCore_DP0 pid=2391) ERROR 12-03 07:31:02 [core.py:710] EngineCore encountered a "
+        "fatal error.\n"
+        "(EngineCore_DP0 pid=2391) ERROR 12-03 07:31:02 [core.py:710] RuntimeError: CUDA error: "
+        "an illegal memory access was encountered\n")
+    code, out, _ = run("diagnose", "-", "--json", stdin=log)
+    assert code == 1
+    assert json.loads(out)["root_cause"]["category"] == "cuda_illegal_memory_access"
+
+
+def test_gpu_takes_name_and_count() -> None:
+    code, out, _ = run("diagnose", str(SGLANG), "--gpu", "h200:8", "--json")
+    assert code == 1 and json.loads(out)["root_cause"]["extracted"]["fraction_max"] == 0.93
+    code, _, err = run("diagnose", str(SGLANG), "--gpu", "h200:0")
+    assert code == 2 and "count" in err.lower()
+
+
+def test_follow_does_not_stop_on_a_failed_request() -> None:
+    from servewise.diagnose import new_scanner
+
+    scanner = new_scanner()
+    scanner.feed(REQUEST_400.read_bytes())
+    assert scanner.failure_seen is False
+    assert scanner.finish().exit_code == 0

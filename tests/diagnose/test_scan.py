@@ -83,14 +83,21 @@ def test_wrappers_after_a_deliberate_stop_are_not_a_failure() -> None:
 
 
 def test_the_gpu_given_counts_with_the_memory_the_engine_sees() -> None:
-    """--gpu h200: fractions are of the driver's 140.4 GiB, not the vendor's 131.3 GiB."""
+    """--gpu h200: fractions are of what the driver reports (the catalog's engine memory,
+    about 140 GiB), not the vendor's 131.3 GiB; the shared GpuSpec gives the same figure."""
+    from servewise.knowledge.gpus import parse_gpu_spec
+
     log = ("(EngineCore_DP0 pid=6880) ValueError: To serve at least one request with the "
            "models's max seq len (131072), (4.54 GiB KV cache is needed, which is larger than "
            "the available KV cache memory (1.71 GiB).\n")
-    root = diagnose_text(log, gpu=load_gpu_catalog().find("h200")).root_cause
-    assert root is not None
-    assert root.extracted["gpu_total_gib"] == 140.4
-    assert "on this 140.4 GiB GPU" in " ".join(root.fix.steps)
+    gpu = load_gpu_catalog().find("h200")
+    expected = round(gpu.engine_memory[0] / 2**30, 2)
+    assert 139 < expected < 141
+    for given in (gpu, parse_gpu_spec("h200:8")):
+        root = diagnose_text(log, gpu=given).root_cause
+        assert root is not None
+        assert root.extracted["gpu_total_gib"] == expected
+        assert f"on this {expected} GiB GPU" in " ".join(root.fix.steps)
 
 
 def test_an_indented_line_mid_chunk_counts_as_traceback_above_a_hit() -> None:

@@ -16,6 +16,7 @@ import typer
 from typer.core import TyperGroup
 
 from servewise.cli._common import JsonOption, app, emit_json, fail, out, say
+from servewise.cli.options import OptionalGpuOption, gpu_spec
 from servewise.errors import ServewiseError
 
 LOG_COMMAND = "log"
@@ -48,9 +49,7 @@ def diagnose_log(
     file: Annotated[str, typer.Argument(metavar="FILE|-", show_default=False,
                                         help="The engine's log, or - for standard input.")],
     as_json: JsonOption = False,
-    gpu: Annotated[str | None, typer.Option(
-        "--gpu", help="The GPU the engine ran on (e.g. h200): its memory completes the advice "
-        "when the log does not say it.", show_default=False)] = None,
+    gpu: OptionalGpuOption = None,
     follow: Annotated[bool, typer.Option(
         "--follow", "-f", help="Keep reading as the log grows; report once a failure has been "
         "followed by --settle seconds of quiet.")] = False,
@@ -66,11 +65,9 @@ def diagnose_log(
     from servewise.sources.logs import follow_chunks, log_chunks
 
     try:
-        device = None
-        if gpu is not None:
-            from servewise.knowledge.gpus import load_gpu_catalog
-
-            device = load_gpu_catalog().find(gpu)
+        # The GPU the engine ran on: its memory completes the advice when the log does not
+        # say it (the count is accepted, as everywhere, and not needed here).
+        device = gpu_spec(gpu) if gpu is not None else None
         scanner = new_scanner(gpu=device)
         if follow:
             def should_stop(idle: float) -> bool:

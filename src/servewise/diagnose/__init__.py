@@ -25,7 +25,7 @@ from servewise.diagnose.scan import LogScanner
 from servewise.knowledge.diagnose_rules import RuleSet, load_rules
 
 if TYPE_CHECKING:
-    from servewise.knowledge.gpus import Gpu
+    from servewise.knowledge.gpus import Gpu, GpuSpec
 
 __all__ = [
     "Diagnosis",
@@ -40,9 +40,23 @@ __all__ = [
 ]
 
 
-def new_scanner(*, rules: RuleSet | None = None, gpu: Gpu | None = None,
+def _gpu_memory(gpu: GpuSpec | Gpu | None) -> tuple[float | None, str | None]:
+    """The memory one device shows the engine (GiB) and the GPU's name."""
+    if gpu is None:
+        return None, None
+    from servewise.knowledge.gpus import GpuSpec
+
+    if isinstance(gpu, GpuSpec):
+        if gpu.is_cpu:
+            return None, None
+        return gpu.memory_bytes / 2**30, gpu.gpu.name if gpu.gpu is not None else gpu.name
+    return gpu.engine_memory[0] / 2**30, gpu.name
+
+
+def new_scanner(*, rules: RuleSet | None = None, gpu: GpuSpec | Gpu | None = None,
                 prefilter: bool = True, engine: str | None = None) -> LogScanner:
-    """A scanner with the shipped (and user) rules; ``gpu`` fills in the GPU's memory.
+    """A scanner with the shipped (and user) rules; ``gpu`` (the shared ``--gpu NAME[:COUNT]``
+    :class:`~servewise.knowledge.gpus.GpuSpec`, or a catalog entry) fills in the GPU's memory.
 
     The memory is the total the engine sees (the driver's figure where the catalog has it),
     the one its fractions are taken of.
@@ -50,17 +64,18 @@ def new_scanner(*, rules: RuleSet | None = None, gpu: Gpu | None = None,
     ``engine`` picks the pre-filter (``hyperscan`` or ``aho-corasick``; default: the fastest
     installed).
     """
+    total_gib, name = _gpu_memory(gpu)
     return LogScanner(
         rules if rules is not None else load_rules(),
-        gpu_total_gib=gpu.engine_memory[0] / 2**30 if gpu is not None else None,
-        gpu_name=gpu.name if gpu is not None else None,
+        gpu_total_gib=total_gib,
+        gpu_name=name,
         prefilter=prefilter,
         engine=engine,
     )
 
 
 def diagnose_bytes(chunks: Iterable[bytes], *, rules: RuleSet | None = None,
-                   gpu: Gpu | None = None, prefilter: bool = True) -> Diagnosis:
+                   gpu: GpuSpec | Gpu | None = None, prefilter: bool = True) -> Diagnosis:
     """Diagnose a log given as consecutive byte chunks (one streaming pass)."""
     scanner = new_scanner(rules=rules, gpu=gpu, prefilter=prefilter)
     for chunk in chunks:
@@ -69,15 +84,15 @@ def diagnose_bytes(chunks: Iterable[bytes], *, rules: RuleSet | None = None,
 
 
 def diagnose_lines(lines: Iterable[str], *, rules: RuleSet | None = None,
-                   gpu: Gpu | None = None, prefilter: bool = True) -> Diagnosis:
+                   gpu: GpuSpec | Gpu | None = None, prefilter: bool = True) -> Diagnosis:
     """Diagnose a log given as lines of text."""
     scanner = new_scanner(rules=rules, gpu=gpu, prefilter=prefilter)
     scanner.feed_lines(lines)
     return scanner.finish()
 
 
-def diagnose_text(text: str, *, rules: RuleSet | None = None, gpu: Gpu | None = None,
-                  prefilter: bool = True) -> Diagnosis:
+def diagnose_text(text: str, *, rules: RuleSet | None = None,
+                  gpu: GpuSpec | Gpu | None = None, prefilter: bool = True) -> Diagnosis:
     """Diagnose a whole log held in a string."""
     return diagnose_bytes([text.encode("utf-8", "surrogateescape")], rules=rules, gpu=gpu,
                           prefilter=prefilter)

@@ -22,7 +22,12 @@ asks for it.
 vLLM's own estimate when it prints one, else the KV capacity in tokens when it
 prints that (V0), else a linear estimate from the GiB figures, rounded down to a
 multiple of 256; and the ``--gpu-memory-utilization`` that would keep the
-requested length, when the GPU's memory is known.
+requested length, when the GPU's memory is known (flagged impractical above the largest
+fraction servewise recommends).
+
+vLLM's default utilization and that cap are read from ``knowledge/data/accounting.toml``
+(:func:`servewise.knowledge.diagnose_advice.utilization_figures`), the table the planner
+reads, at the engine version the log names.
 
 ``tp_divisors`` (heads that do not divide by the tensor-parallel size): the sizes
 up to 16 that do.
@@ -35,26 +40,18 @@ from collections.abc import Mapping
 
 from servewise.diagnose.fields import ceil2, floor2, known
 from servewise.diagnose.result import FieldValue
+from servewise.knowledge.diagnose_advice import ADVICE_FIELDS, utilization_figures
 
 __all__ = ["ADVICE_FIELDS", "compute_advice"]
 
 MARGIN_MIN_GIB = 1.0
 CAUTIOUS_STEP = 0.05
-VLLM_DEFAULT_UTILIZATION = 0.9
-MAX_PRACTICAL_UTILIZATION = 0.98
 LENGTH_STEP = 256
 
-ADVICE_FIELDS: dict[str, tuple[str, ...]] = {
-    "memory_fraction": ("fraction_flag", "fraction_current", "fraction_max",
-                        "fraction_cautious", "headroom_gib", "margin_gib", "deficit_gib",
-                        "fragmentation", "fraction_assumed", "need_gpu_memory",
-                        "gpu_total_gib", "fraction_drop"),
-    "tp_divisors": ("tp_choices",),
-    "max_model_len": ("max_model_len_fit", "max_model_len_basis", "kv_shortfall_gib",
-                      "utilization_needed", "utilization_impractical", "gpu_total_gib",
-                      "utilization_current"),
-}
-"""The fields each advice adds, for the rules' fix templates."""
+
+def _version(values: Mapping[str, FieldValue]) -> str | None:
+    version = values.get("engine_version")
+    return version if isinstance(version, str) else None
 
 
 def _number(values: Mapping[str, FieldValue], name: str) -> float | None:
@@ -83,8 +80,10 @@ def memory_fraction(values: Mapping[str, FieldValue], engine: str | None,
     sglang = engine == "sglang" or known(values, "mem_fraction_static")
     out["fraction_flag"] = "--mem-fraction-static" if sglang else "--gpu-memory-utilization"
     current = _number(values, "mem_fraction_static" if sglang else "gpu_memory_utilization")
-    if current is None and not sglang:
-        current = VLLM_DEFAULT_UTILIZATION
+    figures = utilization_figures("sglang" if sglang else "vllm", _version(values))
+    out["fraction_cap"] = figures.cap
+    if current is None and not sglang and figures.default is not None:
+        current = figures.default
         out["fraction_assumed"] = True
     margin = max(MARGIN_MIN_GIB, requested / 2)
     out["margin_gib"] = round(margin, 2)
@@ -134,14 +133,16 @@ def max_model_len(values: Mapping[str, FieldValue], gpu_total_gib: float | None,
         out["kv_shortfall_gib"] = round(shortfall, 2)
         total = _total(values, gpu_total_gib)
         current = _number(values, "gpu_memory_utilization")
+        figures = utilization_figures(engine, _version(values))
         if current is None and engine in (None, "vllm"):
-            current = VLLM_DEFAULT_UTILIZATION
+            current = figures.default
         if total is not None and current is not None:
             needed_fraction = ceil2(current + shortfall / total)
             out["gpu_total_gib"] = round(total, 2)
             out["utilization_current"] = current
             out["utilization_needed"] = needed_fraction
-            if needed_fraction > MAX_PRACTICAL_UTILIZATION:
+            out["fraction_cap"] = figures.cap
+            if needed_fraction > figures.cap:
                 out["utilization_impractical"] = True
     return out
 

@@ -17,10 +17,34 @@ from servewise.knowledge.diagnose_tables import Attribution, DiagnoseTables
 
 __all__ = ["Culprit", "attribute", "attribute_path"]
 
-_PATH = re.compile(
-    r"(?:(?<=[\s('\"])|^)(/?(?:[\w.+-]+/)+[\w.+-]+\.(?:py|pyx|hpp|hh|h|cuh|cu|cpp|cc|c|so)"
-    r"(?:\.[\d.]+)?)|([\w.+-]+\.(?:cpython-[\w-]+\.so|abi3\.so|so))\b"
-)
+# Paths are found token by token (linear in the text, whatever it holds): a token is a run
+# of characters that are not spaces, quotes, brackets or separators; it names a source file
+# or a shared object when it ends in one's suffix (a ``:line`` after it is allowed).
+_TOKEN = re.compile(r"[^\s'\"()\[\]<>,;`]+")
+_SUFFIX = re.compile(r"\.(?:py|pyx|hpp|hh|h|cuh|cu|cpp|cc|c|so(?:\.[\d.]{1,16})?)(?::\d{1,7})*:?$")
+_SOURCE_NAME = re.compile(r"[\w.+-]{1,256}")
+_MAX_TOKEN = 512
+
+
+def paths_in(text: str) -> list[str]:
+    """Source paths (``…/x.py``, ``…/layout.hpp``) and shared objects (``_C.abi3.so``) named
+    in ``text``, in order. Linear in the length of ``text``."""
+    found: list[str] = []
+    for token in _TOKEN.findall(text):
+        if len(token) > _MAX_TOKEN:
+            continue
+        token = token.replace("\\", "/")
+        suffix = _SUFFIX.search(token)
+        if suffix is None:
+            continue
+        end = suffix.end() - len(suffix[0]) + len(suffix[0].split(":", 1)[0])
+        path = token[:end].lstrip("/.") if "/" not in token else token[:end]
+        shared_object = path.endswith(".so") or ".so." in path
+        source_name = _SOURCE_NAME.fullmatch(path) is not None and path.endswith(
+            (".hpp", ".cuh", ".cu", ".cpp"))
+        if "/" in path or shared_object or source_name:
+            found.append(path)
+    return found
 
 
 @dataclass(frozen=True)
@@ -63,14 +87,19 @@ def _culprit(entry: Attribution, api: str | None, evidence: str,
 def attribute(event: Event, tables: DiagnoseTables) -> Culprit | None:
     """The library and layer an event points at, or None when nothing names one."""
     text = event.text
-    for match in _PATH.finditer(text):
-        path = match[1] or match[2]
+    for path in paths_in(text):
         found = attribute_path(path, tables)
         if found is not None:
             return _culprit(found[0], found[1], path)
     for entry in tables.attributions:
         if not entry.generic and any(pattern.search(text) for pattern in entry.messages):
             return _culprit(entry, None, text.splitlines()[0] if text else "")
+    if event.source == "tensorrt_llm":
+        # TensorRT-LLM's own logger ([TensorRT-LLM][ERROR], [TRT-LLM] [E]): its prefix, removed
+        # from the text, named the library.
+        for entry in tables.attributions:
+            if entry.id == "tensorrt_llm":
+                return _culprit(entry, None, "[TensorRT-LLM] log line")
     for frame in reversed(event.frames):
         found = attribute_path(frame.path, tables)
         if found is not None:

@@ -37,7 +37,15 @@ _BENIGN_EXCEPTIONS = re.compile(
     r"\w*Warning)$"
 )
 _ENGINES = ("vllm", "sglang", "tgi", "tensorrt_llm", "llama.cpp")
+CUT_TAIL = 400
+CUT_KEYWORD = 14
+"""A keyword this long or longer is distinctive enough to name its rule in a cut message
+("out of memory" is not: every OOM rule has it)."""
+"""How many characters a cut message may keep after a rule's keyword and still count as cut
+right after its distinctive part."""
 _HISTORY = 64
+_ERRORISH = re.compile(r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]atal|[Ee]xception|WARN|"
+                       r"[Cc]annot find|[Nn]ot found|No such file)\b")
 
 
 @dataclass
@@ -60,6 +68,8 @@ class Match:
     """For a wrapper: what its quoted message is."""
     shutdown: bool = False
     """The event came after a deliberate shutdown of the same run."""
+    cut: bool = False
+    """Matched by a keyword at the end of a message cut short (no signature could match)."""
 
 
 @dataclass
@@ -71,6 +81,7 @@ class _Run:
     stages: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=_HISTORY))
     shutdown_line: int | None = None
     progressed: bool = False
+    serving_line: int | None = None
 
 
 class Classifier:
@@ -137,6 +148,8 @@ class Classifier:
             seen.add(index)
             phase = self._line_markers.get(index)
             if phase is not None:
+                if phase == "serving" and self.run.serving_line is None:
+                    self.run.serving_line = line.number
                 if not marked:
                     self.run.stages.append((line.number, phase))
                     self.run.progressed = True
@@ -196,6 +209,29 @@ class Classifier:
         """The facts of the run that ``line`` is in (values seen anywhere in that run)."""
         return {name: value for name, (_, value) in self._run_of(line).facts.items()}
 
+    def serving_line(self, run: int) -> int | None:
+        """The line where run ``run`` came up and began serving, if it did."""
+        for item in self._runs:
+            if item.index == run:
+                return item.serving_line
+        return None
+
+    def request_error(self, match: Match) -> bool:
+        """Whether an unclassified error failed one request of a running server (not the
+        server): it came after the server came up, and the code that raised it answers one
+        request, or its message is about one request."""
+        event = match.event
+        serving = self.serving_line(match.run)
+        if serving is None or event.first_line < serving:
+            return False
+        phase = next((p for p in self.rules.tables.phases if p.id == "serving"), None)
+        if phase is None:
+            return False
+        if any(p.search(frame.path) for p in phase.request_frames for frame in event.frames):
+            return True
+        texts = [event.text, event.header or ""]
+        return any(p.search(text) for p in phase.request_messages for text in texts)
+
     def stage(self, line: int) -> str | None:
         """The last phase a marker line entered before ``line``."""
         run = self._run_of(line)
@@ -227,10 +263,13 @@ class Classifier:
                                                                          "warning"):
             return Match("none", event, run.index)  # no rule can match, and not an error
         shutdown = run.shutdown_line is not None and run.shutdown_line < event.first_line
+        # An exception is a wrapper by its own first line; a wrapper's words further down are
+        # lines the message ran into (TGI's "Error: ShardCannotStart" after a shard's OOM).
+        head = text.split("\n", 1)[0] if event.exception is not None else text
         for rule in candidates:
             if rule.kind not in ("wrapper", "noise"):
                 continue
-            hit = self._try(rule, event, text, ())
+            hit = self._try(rule, event, head, ())
             if hit is not None:
                 match = Match(rule.kind, event, run.index, rule, hit[0], hit[1],
                               shutdown=shutdown)
@@ -253,6 +292,10 @@ class Classifier:
         if cause is not None:
             cause.shutdown = shutdown
             return cause
+        if event.kind == "traceback" and event.exception is None and not event.message.strip():
+            # A traceback cut before its exception (the excerpt ends in its frames): it shows
+            # where, not what; like a wrapper, it says the cause is missing from the excerpt.
+            return Match("wrapper", event, run.index, shutdown=shutdown)
         if self._error_like(event):
             return Match("error", event, run.index, shutdown=shutdown)
         return Match("none", event, run.index, shutdown=shutdown)
@@ -295,6 +338,33 @@ class Classifier:
             candidate = Match(rule.kind, event, run, rule, signature, fields, phases, evidence)
             if best is None or _rank(candidate) > _rank(best):
                 best = candidate
+        if best is None and (event.exception is not None
+                             or event.level in ("error", "critical", "fatal")
+                             or _ERRORISH.search(text) is not None):
+            best = self._cut(event, text, rules, phases, run)
+        return best
+
+    def _cut(self, event: Event, text: str, rules: list[Rule], phases: tuple[str, ...],
+             run: int) -> Match | None:
+        """A message cut short after its distinctive part: a rule's keyword (a distinctive
+        one, :data:`CUT_KEYWORD` characters or more) within the last :data:`CUT_TAIL`
+        characters of an error's text, where no signature could match the rest that is
+        missing."""
+        end = len(text.rstrip())
+        best: Match | None = None
+        for rule in rules:
+            if rule.exclude and any(p.search(text) for p in rule.exclude):
+                continue
+            if rule.phases and not set(rule.phases) & set(phases):
+                continue
+            for keyword in rule.keywords:
+                at = text.rfind(keyword)
+                if len(keyword) < CUT_KEYWORD or at < 0 or end - (at + len(keyword)) > CUT_TAIL:
+                    continue
+                candidate = Match(rule.kind, event, run, rule, None, {}, phases, False, cut=True)
+                if best is None or _rank(candidate) > _rank(best):
+                    best = candidate
+                break
         return best
 
     def _try(self, rule: Rule, event: Event, text: str,
@@ -341,8 +411,8 @@ class Classifier:
 
 def _rank(match: Match) -> tuple[int, int]:
     rule = match.rule
-    assert rule is not None and match.signature is not None
-    return (rule.precedence, match.signature.literal)
+    assert rule is not None
+    return (rule.precedence, match.signature.literal if match.signature is not None else 0)
 
 
 def engine_name(spec: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from servewise.knowledge.diagnose_rules import Rule, RuleSet
+from servewise.knowledge.diagnose_tables import written
 
 __all__ = ["rule_page", "rule_summary", "rule_to_dict", "rules_index"]
 
@@ -37,12 +38,12 @@ def rule_to_dict(rule: Rule) -> dict[str, Any]:
         "precedence": rule.precedence,
         "keywords": list(rule.keywords),
         "signatures": [
-            {"pattern": s.pattern.pattern, "library": s.library, "engine": s.engine}
+            {"pattern": written(s.pattern.pattern), "library": s.library, "engine": s.engine}
             for s in rule.signatures
         ],
         "phases": list(rule.phases),
-        "evidence_any": [p.pattern for p in rule.evidence_any],
-        "exclude": [p.pattern for p in rule.exclude],
+        "evidence_any": [written(p.pattern) for p in rule.evidence_any],
+        "exclude": [written(p.pattern) for p in rule.exclude],
         "fields": list(rule.fields),
         "advice": rule.advice,
         "phase": rule.phase,
@@ -108,14 +109,14 @@ def rule_page(rule: Rule, rules: RuleSet) -> str:
             if signature.engine:
                 extra.append(f"engine `{signature.engine}`")
             note = f" ({', '.join(extra)})" if extra else ""
-            lines += [f"- {_code(signature.pattern.pattern)}{note}"]
+            lines += [f"- {_code(written(signature.pattern.pattern))}{note}"]
         lines.append("")
         if rule.evidence_any:
             lines += ["One of these must match the message or a frame's function: "
-                      + ", ".join(_code(p.pattern) for p in rule.evidence_any) + ".", ""]
+                      + ", ".join(_code(written(p.pattern)) for p in rule.evidence_any) + ".", ""]
         if rule.exclude:
             lines += ["Not when the message matches: "
-                      + ", ".join(_code(p.pattern) for p in rule.exclude) + ".", ""]
+                      + ", ".join(_code(written(p.pattern)) for p in rule.exclude) + ".", ""]
     if rule.fields:
         lines += ["## Fields", "", ", ".join(f"`{name}`" for name in rule.fields) + ".", ""]
     lines += ["## Fix", ""]

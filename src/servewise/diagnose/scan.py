@@ -50,6 +50,12 @@ AFTER_LINES = 0
 BUSY_LINES = 400
 """Lines parsed after a hit while a traceback is still open."""
 _BINARY_PROBE = 8192
+MAX_RAW_LINE = 32768
+"""A physical line longer than this is parsed from its first and last 16 KiB (a blob in the
+middle of an exception message says nothing; the message's ends do), and a line that has not
+ended yet is held at that size, so one endless line cannot fill memory."""
+_RAW_HALF = MAX_RAW_LINE // 2
+_RAW_CUT = " … ".encode()
 #: Bytes of lines :meth:`LogScanner.feed_lines` gathers before one scan.
 _LINES_BATCH = 2**20
 #: A line is traceback-like when it contains one of these or starts with whitespace.
@@ -167,7 +173,7 @@ class LogScanner:
         if self._pending:
             newline = chunk.find(b"\n")
             if newline < 0:
-                self._pending += chunk
+                self._pending = _clip_raw(self._pending + chunk)
                 return
             head = self._pending + chunk[: newline + 1]
             self._pending = b""
@@ -176,7 +182,7 @@ class LogScanner:
         cut = chunk.rfind(b"\n") + 1
         if cut > start:
             self._scan(chunk, start, cut)
-        self._pending = chunk[max(cut, start):]
+        self._pending = _clip_raw(chunk[max(cut, start):])
 
     def feed_lines(self, lines: Iterable[str]) -> None:
         """Take lines of text (with or without their newlines), fed in pieces of ~1 MiB."""
@@ -286,7 +292,9 @@ class LogScanner:
             line += 1
             floor = pos
             self._budget -= 1
-            if self._budget <= 0 and self._assembler.busy and self._busy < BUSY_LINES:
+            if self._budget <= 0 and self._busy < BUSY_LINES and (
+                    self._assembler.busy or data[pos:pos + 1] in _INDENT):
+                # An open traceback, or an indented line that continues the message above.
                 self._busy += 1
                 self._budget = 1
         self._lines = line - 1 + data.count(b"\n", pos, hi)
@@ -309,7 +317,7 @@ class LogScanner:
 
     def _parse(self, raw: bytes, number: int) -> None:
         self.parsed_lines += 1
-        text = raw.decode("utf-8", "replace")
+        text = _clip_raw(raw).decode("utf-8", "replace")
         classifier = self._classifier
         for logline in parse_line(text, number):
             classifier.line(logline)
@@ -321,5 +329,14 @@ class LogScanner:
         if self.on_match is not None:
             self.on_match(match)
         if self._collector.add(match):
+            if match.kind == "error" and self._classifier.request_error(match):
+                return  # one failed request of a running server: not a failure to report
             self._classifier.mark_failure()
             self.failure_seen = True
+
+
+def _clip_raw(raw: bytes) -> bytes:
+    """A physical line cut to its first and last :data:`MAX_RAW_LINE` / 2 bytes."""
+    if len(raw) <= MAX_RAW_LINE:
+        return raw
+    return raw[:_RAW_HALF] + _RAW_CUT + raw[-_RAW_HALF:]

@@ -19,6 +19,7 @@ Confidence is computed per finding from the evidence (see :func:`confidence`).
 from __future__ import annotations
 
 import functools
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -27,6 +28,7 @@ from servewise.diagnose.attribute import Culprit, attribute, attribute_path
 from servewise.diagnose.classify import Classifier, Match, engine_name
 from servewise.diagnose.fields import known, render
 from servewise.diagnose.result import Diagnosis, Evidence, FieldValue, Finding, Fix
+from servewise.knowledge.diagnose_advice import flag_values
 from servewise.knowledge.diagnose_rules import Rule, RuleSet
 
 __all__ = ["Collector", "confidence"]
@@ -37,6 +39,7 @@ MAX_WRAPPERS = 8
 MAX_ERRORS = 5
 MAX_PROCESSES = 16
 TEXT_LIMIT = 400
+_CALLER_LAYERS = ("engine_config", "engine_runtime", "frontend", "model_loader", "orchestration")
 _PLACEHOLDERS: dict[str, FieldValue] = {
     "gpu": "NAME", "gpu_id": "NAME", "gpu_count": "COUNT", "model": "MODEL", "image": "IMAGE",
 }
@@ -62,6 +65,9 @@ def _first_text(match: Match) -> str:
     text = event.text if not match.quoted else event.message
     lines = [line for line in text.splitlines() if line.strip()]
     first = lines[0].strip() if lines else ""
+    if not first and event.frames:  # a traceback cut before its exception: its last frame
+        frame = event.frames[-1]
+        first = f'File "{frame.path}", line {frame.line}, in {frame.function} (cut here)'
     return first[:TEXT_LIMIT]
 
 
@@ -110,9 +116,17 @@ class _Aggregate:
                 self.evidence.append(item)
 
 
+_ERRORISH = re.compile(r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ee]xception|[Ff]atal|FATAL|"
+                       r"[Aa]ssert(?:ion)?|[Aa]borted|[Kk]illed|[Tt]imed out|[Tt]imeout)\b")
+MAX_HINTS = 3
+
+
 @dataclass
 class _RunData:
     causes: OrderedDict[str, _Aggregate] = field(default_factory=OrderedDict)
+    hints: list[Match] = field(default_factory=list)
+    """Lines that read like errors but matched nothing and were not error-level (an excerpt
+    cut around the failure): if the log shows nothing else, the cause is missing from it."""
     wrappers: list[Match] = field(default_factory=list)
     wrapper_count: int = 0
     errors: list[Match] = field(default_factory=list)
@@ -140,6 +154,12 @@ class Collector:
 
     def add(self, match: Match) -> bool:
         """Record one match; True when it shows a failure."""
+        if match.kind == "none" and not match.shutdown and match.event.level not in (
+                "debug", "info") and _ERRORISH.search(match.event.text) is not None:
+            data = self._data(match.run)
+            if len(data.hints) < MAX_HINTS:
+                data.hints.append(match)
+            return False
         if match.kind in ("none", "noise"):
             return False
         if match.kind == "wrapper":
@@ -183,11 +203,26 @@ class Collector:
         engine = classifier.engine()
         failing = [(run, data) for run, data in self._runs.items() if data.failed]
         if not failing:
+            last = next(reversed(self._runs.items()), None)
+            if last is not None and last[1].hints and classifier.serving_line(last[0]) is None:
+                # Error-like lines no rule knows, and the server never came up: not a healthy
+                # log, an excerpt without its cause.
+                hinted = _Builder(self.rules, classifier, gpu_total_gib, gpu_name, last[1])
+                cut = hinted.missing(hints=last[1].hints)
+                return Diagnosis(cut, (cut,), lines=lines, engine=engine,
+                                 runs=classifier.run_count)
             return Diagnosis(None, (), lines=lines, engine=engine, runs=classifier.run_count)
         _, data = failing[-1]
         builder = _Builder(self.rules, classifier, gpu_total_gib, gpu_name, data)
         causes = [a for a in data.causes.values() if a.rule.kind == "cause"]
         symptoms = [a for a in data.causes.values() if a.rule.kind == "symptom"]
+        requests = [e for e in data.errors if classifier.request_error(e)]
+        errors = [e for e in data.errors if not classifier.request_error(e)]
+        request_findings = [builder.request(error) for error in _distinct(requests)]
+        if not causes and not symptoms and not data.wrappers and not errors and requests:
+            # A running server that failed some requests: findings, not a failed start.
+            return Diagnosis(None, tuple(request_findings), lines=lines, engine=engine,
+                             runs=classifier.run_count)
         findings = [builder.finding(a) for a in sorted(causes + symptoms,
                                                         key=lambda a: a.first_line)]
         root: Finding | None = None
@@ -196,19 +231,20 @@ class Collector:
             root = next(f for f in findings if f.rule == best.rule.id)
         elif symptoms:
             best = min(symptoms, key=lambda a: (a.tier, a.first_line))
-            earlier = [e for e in data.errors if e.event.match_line < best.first_line
+            earlier = [e for e in errors if e.event.match_line < best.first_line
                        and e.event.process not in best.processes]
             if earlier:
                 root = builder.unknown(earlier[0], data.error_count)
                 findings.insert(0, root)
             else:
                 root = next(f for f in findings if f.rule == best.rule.id)
-        elif data.errors:
-            root = builder.unknown(data.errors[0], data.error_count)
+        elif errors:
+            root = builder.unknown(errors[0], data.error_count)
             findings.append(root)
         else:
             root = builder.missing()
             findings.append(root)
+        findings.extend(request_findings)
         return Diagnosis(root, tuple(findings), lines=lines,
                          engine=classifier.engine(), runs=classifier.run_count)
 
@@ -285,6 +321,10 @@ class _Builder:
         version = facts.get("engine_version")
         if version is not None:
             values.setdefault("engine_version", version)
+        # Flags are spelled through the engine-flag table, for this engine and version.
+        for name, flag in flag_values(engine[0], version if isinstance(version, str)
+                                      else None).items():
+            values.setdefault(name, flag)
         values.update(compute_advice(rule.advice, values, engine[0] if engine[1] else None,
                                      self.gpu_total_gib))
         return values
@@ -336,6 +376,11 @@ class _Builder:
         if library_template.startswith("auto"):
             fallback = library_template.partition(":")[2] or engine[0]
             library = culprit.library if culprit else fallback
+            if (culprit is not None and culprit.frame is not None
+                    and culprit.layer in _CALLER_LAYERS and library_template.startswith("auto:")):
+                # The engine's own frames only show who called: for a failure the rule
+                # pins on a library (auto:torch), the engine is not the culprit.
+                library = fallback
             caller = _caller(match, culprit)
             if caller:
                 values.setdefault("caller", caller)
@@ -407,9 +452,23 @@ class _Builder:
             processes=(match.event.process,), first_line=match.event.match_line,
         )
 
-    def missing(self) -> Finding:
-        """The ``root_cause_missing`` finding when only wrappers are in the log."""
+    def request(self, match: Match) -> Finding:
+        """A ``request_error`` finding: one request failed, the server kept serving."""
+        finding = self.unknown(match, 1)
+        from dataclasses import replace
+
+        return replace(finding, category="request_error", kind="finding", fix=Fix((
+            "The server is up: this error failed one request (a client sent something the "
+            "server refused). Fix the request, or the limit it hit (for a prompt over the "
+            "context length: a shorter prompt, or a larger --max-model-len if memory allows).",
+        )), summary="A request failed; the server kept serving")
+
+    def missing(self, hints: list[Match] | None = None) -> Finding:
+        """The ``root_cause_missing`` finding when only wrappers (or, with ``hints``, only
+        error-like lines no rule knows) are in the log."""
         rule = self.rules.fallback("root_cause_missing")
+        if hints:
+            self.data.wrappers = list(hints)
         first = self.data.wrappers[0]
         values: dict[str, FieldValue] = {"engine": self.classifier.engine() or "the engine"}
         for wrapper in self.data.wrappers:
@@ -431,6 +490,13 @@ class _Builder:
             processes=tuple(dict.fromkeys(w.event.process for w in self.data.wrappers)),
             first_line=first.event.match_line,
         )
+
+
+def _distinct(errors: list[Match]) -> list[Match]:
+    """Errors without the record that only introduced the traceback after it."""
+    headers = {(e.event.process, e.event.header) for e in errors if e.event.header}
+    return [e for e in errors if not (e.event.kind == "record"
+                                      and (e.event.process, e.event.text.strip()) in headers)]
 
 
 def _extracted(values: dict[str, FieldValue], engine: tuple[str, bool]) -> dict[str, FieldValue]:

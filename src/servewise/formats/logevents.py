@@ -33,6 +33,8 @@ __all__ = ["Event", "EventAssembler", "Frame", "normalize_path"]
 
 MAX_MESSAGE_LINES = 60
 MAX_FRAMES = 80
+MAX_MESSAGE_CHARS = 16384
+"""What one event feeds the rules at most: further message lines are read but not kept."""
 
 TRACEBACK_HEADER = "Traceback (most recent call last):"
 _CHAIN = re.compile(
@@ -140,6 +142,7 @@ class _Open:
     key: tuple[str | None, str | None, str | None] = (None, None, None)
     blank: int = 0
     exception_line: int | None = None
+    chars: int = 0
 
 
 def _record_key(line: LogLine) -> tuple[str | None, str | None, str | None]:
@@ -322,6 +325,9 @@ class EventAssembler:
             state.message.append("")
             return
         state.blank = 0
+        if state.chars + len(text) > MAX_MESSAGE_CHARS:
+            return  # read as part of the event, not kept: the rules see a bounded text
+        state.chars += len(text)
         state.message.append(text)
 
     def _close(self, key: str) -> Event:

@@ -22,9 +22,23 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["LogLine", "parse_line", "process_label", "strip_ansi"]
+__all__ = ["MAX_LINE_CHARS", "LogLine", "clip_text", "parse_line", "process_label",
+           "strip_ansi"]
+
+MAX_LINE_CHARS = 4096
+"""A message longer than this keeps its first and last halves (see :func:`clip_text`)."""
+MAX_TOKEN_CHARS = 256
+"""A run of non-space characters longer than this (a base64 image, a hex dump) keeps its ends."""
+MAX_SPACE_CHARS = 64
+_TOKEN_KEEP = 120
+_LONG_RUN = re.compile(rf"\S{{{MAX_TOKEN_CHARS + 1}}}|\s{{{MAX_SPACE_CHARS + 1}}}")
+_RUNS = re.compile(r"(\s+)")
+ELLIPSIS = "…"
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
+# ANSI codes pasted as text: caret notation (``^[[0;36m``) and what is left when the escape
+# byte was lost (`` [36m``, ``←[1;36m``).
+_ANSI_TEXT = re.compile(r"(?:\^\[|←|(?<![\w\]]))\[(?:\d{1,3}(?:;\d{1,3}){0,4})?m")
 
 # -- outer wrappers (container runtimes, journald, CI) ------------------------
 _CRI = re.compile(
@@ -42,6 +56,21 @@ _JOURNAL = re.compile(
 )
 _BUILDKITE = re.compile(r"(?:>\s+\|\s+)?\[(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\] ")
 _TORCHRUN = re.compile(r"\[(?:default|rank)(?P<rank>\d+)\]:\s?")
+# -- pasted wrappers: markdown quotes and code ticks, CI pipes, pytest, srun, k8s, FastChat --
+_QUOTE = re.compile(r"(?:>[ \t]?)+")
+_TICKS = re.compile(r"`{1,3}(?=\S)")
+_PIPE = re.compile(r"\s*\|\s+(?=\[\d{4}-\d\d-\d\dT)")
+_PYTEST = re.compile(r"E {3,7}(?=\S)")
+_SRUN = re.compile(r"\d{1,4}: (?=[(\[]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) )")
+_KUBECTL = re.compile(r"\[pod/[^\]\s]{1,253}\] ")
+_FASTCHAT = re.compile(
+    r"(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \| (?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) \| "
+    r"[\w.-]{1,64} \| ")
+_GLOG_PLAIN = re.compile(
+    r"(?P<level>[IWEF])(?P<ts>\d{4} \d\d:\d\d:\d\d\.\d{1,9})\s{1,8}\d{1,9} "
+    r"(?P<loc>[\w.-]{1,128}:\d{1,7})\] ")
+_LLAMA_CPP = re.compile(r"(?:\[\d{1,9}\] )?\d{1,3}\.\d\d\.\d{3}\.\d{3} (?P<level>[IWEDT]) "
+                        r"(?:[a-z]{2,5} {1,2}(?=\w))?")
 
 # -- process prefixes: vLLM (and Ray actors around it) -----------------------
 _PROCESS = re.compile(
@@ -50,7 +79,7 @@ _PROCESS = re.compile(
 )
 _NAME_RANKS = re.compile(r"(?<![A-Za-z])(DP|TP|PP|EP|PCP|DCP)(\d+)")
 _NAME_INDEX = re.compile(r"[_-](\d+)$")
-_RAY_REPEATED = re.compile(r"\s*\[repeated (?P<n>\d+)x across cluster\]\s*$")
+_RAY_REPEATED = re.compile(r"\[repeated (?P<n>\d{1,9})x across cluster\]\s{0,64}$")
 
 # -- logger formats ----------------------------------------------------------
 _VLLM = re.compile(
@@ -83,7 +112,7 @@ _WORD_LEVEL = {"TRACE": "debug", "DEBUG": "debug", "VERBOSE": "debug", "INFO": "
                "WARN": "warning", "WARNING": "warning", "ERROR": "error", "CRITICAL": "critical"}
 
 # A tqdm bar glued to the next record when the carriage return was lost.
-_TQDM_GLUE = re.compile(r"\d+%\|[^|\n]*\|[^\[\n]*\[[^\]\n]*\](?=\S)")
+_TQDM_GLUE = re.compile(r"\d{1,3}%\|[^|\n]{0,256}\|[^\[\n]{0,256}\[[^\]\n]{0,256}\](?=\S)")
 _JSON_MESSAGE = re.compile(r'"(?:log|message|msg|MESSAGE)"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
@@ -131,9 +160,41 @@ class _Meta:
     prefixed: bool = False
 
 
+def clip_text(text: str) -> str:
+    """``text`` with what no rule reads cut short, so that matching stays linear.
+
+    A run of more than :data:`MAX_TOKEN_CHARS` non-space characters (a base64 image, a hex
+    dump, a long prompt) keeps its first and last 120 joined by ``…``; a run of more than
+    :data:`MAX_SPACE_CHARS` spaces becomes one space; a message still longer than
+    :data:`MAX_LINE_CHARS` keeps its first and last halves. Short lines come back as they are.
+    """
+    if len(text) <= MAX_TOKEN_CHARS:
+        return text
+    longest = len(max(text.split(), key=len, default=""))
+    if longest > MAX_TOKEN_CHARS or " " * (MAX_SPACE_CHARS + 1) in text or (
+            "\t" in text and _LONG_RUN.search(text) is not None):
+        pieces = []
+        for piece in _RUNS.split(text):
+            if len(piece) > MAX_TOKEN_CHARS and not piece[0].isspace():
+                piece = piece[:_TOKEN_KEEP] + ELLIPSIS + piece[-_TOKEN_KEEP:]
+            elif len(piece) > MAX_SPACE_CHARS and piece[0].isspace():
+                piece = " "
+            pieces.append(piece)
+        text = "".join(pieces)
+    if len(text) > MAX_LINE_CHARS:
+        half = MAX_LINE_CHARS // 2
+        text = f"{text[:half]} {ELLIPSIS} {text[-half:]}"
+    return text
+
+
 def strip_ansi(text: str) -> str:
-    """``text`` without ANSI colour and cursor codes."""
-    return _ANSI.sub("", text) if "\x1b" in text else text
+    """``text`` without ANSI colour and cursor codes (also pasted as ``^[[0;36m`` text)."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "[" in text and "m" in text and ("^[" in text or "←" in text or "[0m" in text
+                                        or "[1;" in text or "[3" in text or "[9" in text):
+        text = _ANSI_TEXT.sub("", text)
+    return text
 
 
 def process_label(role: str | None, ranks: tuple[tuple[str, int], ...], pid: int | None) -> str:
@@ -188,15 +249,16 @@ def _parse_text(text: str, number: int, meta: _Meta) -> list[LogLine]:
             meta.role = meta.role or "shard"
     if meta.process == "" and (meta.role or meta.ranks or meta.pid is not None):
         meta.process = process_label(meta.role, meta.ranks, meta.pid)
-    return [LogLine(number, message, **vars(meta))]
+    return [LogLine(number, clip_text(message), **vars(meta))]
 
 
 def _strip_prefixes(text: str, meta: _Meta) -> str:
     """Remove every recognised prefix, outermost first, recording what each said."""
-    repeated = _RAY_REPEATED.search(text) if "[repeated " in text else None
+    at = text.rfind("[repeated ")
+    repeated = _RAY_REPEATED.match(text, at) if at >= 0 else None
     if repeated is not None:
+        text = text[:at].rstrip()
         meta.repeated = int(repeated["n"])
-        text = text[: repeated.start()]
     for _ in range(12):
         before = text
         text = _strip_one(text, meta)
@@ -210,9 +272,48 @@ def _set_time(meta: _Meta, ts: str | None) -> None:
         meta.timestamp = ts
 
 
+def _strip_pasted(text: str, meta: _Meta) -> str | None:
+    """The wrappers a paste adds (a quote, code ticks, a CI pipe, pytest's ``E``), or None."""
+    first = text[0]
+    if first == ">":
+        match = _BUILDKITE.match(text)
+        if match is not None:
+            _set_time(meta, match["ts"])
+            return text[match.end():]
+        return text[_QUOTE.match(text).end():]  # type: ignore[union-attr]
+    if first == "`":
+        match = _TICKS.match(text)
+        if match is not None:
+            rest = text[match.end():]
+            return rest[:-1] if rest.endswith("`") and rest.count("`") % 2 else rest
+        return None
+    if first in " |":
+        match = _PIPE.match(text)
+        if match is not None:
+            return text[match.end():]
+        if first == " ":
+            stripped = text.lstrip(" ")
+            if stripped.startswith(_LEVEL_WORDS) and _VLLM.match(stripped) is not None:
+                return stripped  # a logger line indented by the paste
+            if (stripped[:1] == "(" and _PROCESS.match(stripped) is not None) or (
+                    stripped[:1] == "[" and any(p.match(stripped) for p, _ in _BRACKET_FORMATS)):
+                return stripped  # a prefix after the space a pasted colour code left
+        return None
+    if first == "E":
+        match = _PYTEST.match(text)
+        return text[match.end():] if match is not None else None
+    if first == "[":
+        match = _KUBECTL.match(text)
+        return text[match.end():] if match is not None else None
+    return None
+
+
 def _strip_one(text: str, meta: _Meta) -> str:
     if not text:
         return text
+    pasted = _strip_pasted(text, meta)
+    if pasted is not None:
+        return pasted
     first = text[0]
     if first == "(":
         match = _PROCESS.match(text)
@@ -220,6 +321,14 @@ def _strip_one(text: str, meta: _Meta) -> str:
             _take_process(match, meta)
             return text[match.end():]
         return text
+    if (first == "[" and text[1:2].isdigit() and "] 0." in text[:16]) or (
+            first == "[" and _LLAMA_CPP.match(text) is not None):
+        match = _LLAMA_CPP.match(text)
+        if match is not None:
+            meta.level = _LETTER_LEVEL.get(match["level"], "debug")
+            meta.source = meta.source or "llama.cpp"
+            meta.prefixed = True
+            return text[match.end():]
     if first == "[":
         for pattern, handler in _BRACKET_FORMATS:
             match = pattern.match(text)
@@ -228,6 +337,21 @@ def _strip_one(text: str, meta: _Meta) -> str:
                 return text[match.end():]
         return text
     if first.isdigit():
+        match = _SRUN.match(text)
+        if match is not None:
+            return text[match.end():]
+        match = _FASTCHAT.match(text)
+        if match is not None:
+            meta.level = _WORD_LEVEL[match["level"]]
+            _set_time(meta, match["ts"])
+            meta.prefixed = True
+            return text[match.end():]
+        match = _LLAMA_CPP.match(text)
+        if match is not None:
+            meta.level = _LETTER_LEVEL.get(match["level"], "debug")
+            meta.source = meta.source or "llama.cpp"
+            meta.prefixed = True
+            return text[match.end():]
         match = _TGI.match(text)
         if match is not None:
             meta.level = _WORD_LEVEL[match["level"]]
@@ -238,6 +362,15 @@ def _strip_one(text: str, meta: _Meta) -> str:
         match = _CRI.match(text) or _DOCKER_TS.match(text)
         if match is not None:
             _set_time(meta, match["ts"])
+            return text[match.end():]
+    if first in "IWEF" and text[1:2].isdigit():
+        match = _GLOG_PLAIN.match(text)
+        if match is not None:
+            meta.level = _LETTER_LEVEL[match["level"]]
+            _set_time(meta, match["ts"])
+            meta.logger = match["loc"]
+            meta.source = meta.source or "torch"
+            meta.prefixed = True
             return text[match.end():]
     if first.isupper():
         match = _VLLM.match(text) if text.startswith(_LEVEL_WORDS) else None
@@ -259,11 +392,6 @@ def _strip_one(text: str, meta: _Meta) -> str:
             _set_time(meta, match["ts"])
             if match["pid"]:
                 meta.pid = int(match["pid"])
-            return text[match.end():]
-    if first == ">":
-        match = _BUILDKITE.match(text)
-        if match is not None:
-            _set_time(meta, match["ts"])
             return text[match.end():]
     match = _NCCL.match(text) if " NCCL " in text[:96] else None
     if match is not None:

@@ -52,6 +52,7 @@ from servewise.knowledge._load import (
 from servewise.knowledge.diagnose_tables import (
     LAYERS,
     DiagnoseTables,
+    bounded_regex,
     expanded_regexes,
     load_diagnose_tables,
 )
@@ -254,7 +255,7 @@ def _fix_steps(reader: EntryReader, available: set[str]) -> tuple[FixStep, ...]:
         used = _template_names(text)
         for key, value in (*flags, *env):
             used |= _template_names(value) | _template_names(key)
-        missing = used - set(when) - ALWAYS_FIELDS
+        missing = used - set(when) - ALWAYS_FIELDS - _flag_fields()
         if missing:
             raise reader.error("fix", f"step {index + 1} uses {sorted(missing)} without "
                                "listing them in `when`")
@@ -282,7 +283,7 @@ def _signatures(reader: EntryReader, tables: DiagnoseTables,
         if not isinstance(text, str) or not text.strip():
             raise reader.error("signature", f"#{index + 1}: pattern must be a non-empty string")
         expanded = tables.expand(text, reader, "signature")
-        pattern = reader.regex("signature", expanded)
+        pattern = bounded_regex(reader, "signature", expanded)
         literal_text = _UNESCAPE.sub(r"\1", expanded)
         if not any(keyword in literal_text for keyword in keywords):
             raise reader.error(
@@ -375,7 +376,8 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
         explanation=reader.string("explanation"), sources=reader.sources(),
         example=reader.optional_string("example"), file=entry.file,
     )
-    available = set(rule.fields) | ALWAYS_FIELDS | CONTEXT_FIELDS | set(_advice_fields(advice))
+    available = (set(rule.fields) | ALWAYS_FIELDS | CONTEXT_FIELDS | _flag_fields()
+                 | set(_advice_fields(advice)))
     if kind == "fallback":
         available = set()  # its values come from the wrappers and errors it reports
     unknown_library = _template_names(library) - (available or ALWAYS_FIELDS)
@@ -392,8 +394,14 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
     return replace(rule, fixes=_fix_steps(reader, available))
 
 
+def _flag_fields() -> frozenset[str]:
+    from servewise.knowledge.diagnose_advice import flag_fields
+
+    return flag_fields()
+
+
 def _advice_fields(advice: str | None) -> tuple[str, ...]:
-    from servewise.diagnose.advice import ADVICE_FIELDS
+    from servewise.knowledge.diagnose_advice import ADVICE_FIELDS
 
     return ADVICE_FIELDS.get(advice or "", ())
 

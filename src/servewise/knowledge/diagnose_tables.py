@@ -55,6 +55,79 @@ LAYERS = (
 _INCLUDE = re.compile(r"%\{(\w+)\}")
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
+REPEAT_LIMIT = 256
+"""The most repeats a ``+``, ``*`` or ``{m,}`` of a diagnose regex may take (see :func:`bound`)."""
+_OPEN_BOUND = re.compile(r"\{(\d+),\}")
+
+
+def bound(pattern: str, limit: int = REPEAT_LIMIT) -> str:
+    """``pattern`` with every unbounded repeat bounded: ``+`` as ``{1,limit}``, ``*`` as
+    ``{0,limit}``, ``{m,}`` as ``{m,limit}`` (lazy ``?`` and possessive ``+`` kept).
+
+    Rules run over text users paste: a line may carry a 64 KB blob (base64, a hex dump, a
+    prompt). An unbounded repeat that backtracks tries every start position to the end of
+    the blob, which is quadratic; bounded, each start costs at most ``limit`` steps. Engine
+    messages have no token, number or quoted part anywhere near 256 characters.
+    """
+    out: list[str] = []
+    index, size = 0, len(pattern)
+    in_class = False
+    class_start = -1
+    while index < size:
+        char = pattern[index]
+        if char == "\\":
+            out.append(pattern[index:index + 2])
+            index += 2
+            continue
+        if in_class:
+            out.append(char)
+            if char == "]" and index > class_start + 1 and not (
+                    index == class_start + 2 and pattern[class_start + 1] == "^"):
+                in_class = False
+            index += 1
+            continue
+        if char == "[":
+            in_class, class_start = True, index
+            out.append(char)
+            index += 1
+            continue
+        if char in "+*":
+            out.append(f"{{{1 if char == '+' else 0},{limit}}}")
+            index += 1
+            if index < size and pattern[index] in "?+":
+                out.append(pattern[index])
+                index += 1
+            continue
+        if char == "{":
+            found = _OPEN_BOUND.match(pattern, index)
+            if found is not None:
+                out.append(f"{{{found[1]},{max(limit, int(found[1]))}}}")
+                index = found.end()
+                continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def written(pattern: str, limit: int = REPEAT_LIMIT) -> str:
+    """A pattern :func:`bound` rewrote, as its rule file spells it (for the rule pages)."""
+    text = pattern.replace(f"{{1,{limit}}}", "+").replace(f"{{0,{limit}}}", "*")
+    return re.sub(r"\{(\d+)," + str(limit) + r"\}", r"{\1,}", text)
+
+
+def bounded_regex(reader: EntryReader, field: str, text: str, flags: int = 0
+                  ) -> re.Pattern[str]:
+    """``text`` checked as written, then compiled with its repeats bounded (:func:`bound`)."""
+    reader.regex(field, text, flags)
+    return reader.regex(field, bound(text), flags)
+
+
+def bounded_regexes(reader: EntryReader, field: str, flags: int = 0, *,
+                    required: bool = True) -> tuple[re.Pattern[str], ...]:
+    """A list of regular expressions, each compiled bounded (:func:`bound`)."""
+    return tuple(bounded_regex(reader, field, text, flags)
+                 for text in reader.strings(field, required=required, non_empty=required))
+
 
 @dataclass(frozen=True)
 class Fact:
@@ -85,6 +158,11 @@ class Phase:
     markers: tuple[str, ...]
     """Literal log text that marks entering this phase."""
     sources: tuple[str, ...]
+    request_frames: tuple[re.Pattern[str], ...] = ()
+    """(serving) Frame paths of the code that answers one request: an error raised there
+    failed that request, not the server."""
+    request_messages: tuple[re.Pattern[str], ...] = ()
+    """(serving) Messages of errors that fail one request (a prompt over the context length)."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +210,7 @@ class DiagnoseTables:
 def expanded_regexes(reader: EntryReader, field: str, tables: DiagnoseTables
                      ) -> tuple[re.Pattern[str], ...]:
     """The optional list ``field``, each with its ``%{name}`` patterns expanded, compiled."""
-    return tuple(reader.regex(field, tables.expand(text, reader, field))
+    return tuple(bounded_regex(reader, field, tables.expand(text, reader, field))
                  for text in reader.strings(field, required=False))
 
 
@@ -186,7 +264,7 @@ def _load_facts(user_dir: Path | bool | None) -> tuple[Fact, ...]:
         if kind not in _FACT_KINDS:
             raise reader.error("kind", "unknown fact kind", expected=", ".join(_FACT_KINDS),
                                found=kind)
-        patterns = reader.regexes("patterns")
+        patterns = bounded_regexes(reader, "patterns")
         if kind == "value" and any(not pattern.groupindex for pattern in patterns):
             raise reader.error("patterns", "a value fact needs a named group in every pattern")
         facts.append(Fact(
@@ -204,15 +282,18 @@ def _load_phases(user_dir: Path | bool | None) -> tuple[Phase, ...]:
     phases = []
     for entry in _entries("diagnose_phases.toml", "phase", user_dir):
         reader = EntryReader(entry, {"id", "name", "functions", "messages", "innermost",
-                                     "markers", "source", "notes"})
+                                     "markers", "request_frames", "request_messages", "source",
+                                     "notes"})
         phases.append(Phase(
             id=_slug(reader),
             name=reader.string("name"),
-            functions=reader.regexes("functions", required=False),
-            messages=reader.regexes("messages", required=False),
-            innermost=reader.regexes("innermost", required=False),
+            functions=bounded_regexes(reader, "functions", required=False),
+            messages=bounded_regexes(reader, "messages", required=False),
+            innermost=bounded_regexes(reader, "innermost", required=False),
             markers=reader.strings("markers", required=False),
             sources=reader.sources(),
+            request_frames=bounded_regexes(reader, "request_frames", required=False),
+            request_messages=bounded_regexes(reader, "request_messages", required=False),
         ))
     return tuple(phases)
 
@@ -222,12 +303,12 @@ def _load_attributions(user_dir: Path | bool | None) -> tuple[Attribution, ...]:
     for entry in _entries("diagnose_attribution.toml", "attribution", user_dir):
         reader = EntryReader(entry, {"id", "library", "layer", "paths", "messages", "api",
                                      "generic", "engine", "source", "notes"})
-        paths = reader.regexes("paths", required=False)
-        messages = reader.regexes("messages", required=False)
+        paths = bounded_regexes(reader, "paths", required=False)
+        messages = bounded_regexes(reader, "messages", required=False)
         if not paths and not messages:
             raise reader.error("paths", "set paths, messages or both")
         api_text = reader.optional_string("api")
-        api = reader.regex("api", api_text) if api_text else None
+        api = bounded_regex(reader, "api", api_text) if api_text else None
         if api is not None and "api" not in api.groupindex:
             raise reader.error("api", "needs a named group (?P<api>…)", found=api_text)
         found.append(Attribution(

@@ -65,7 +65,18 @@ def diagnosis_view(diagnosis: Diagnosis, source: str) -> RenderableType:
     """The whole diagnosis: the root cause in full, the other findings in one line each."""
     root = diagnosis.root_cause
     if root is None:
-        return Text(f"No failure found in {source} ({diagnosis.lines} lines).", style="green")
+        head = Text(f"No failure found in {source} ({diagnosis.lines} lines).", style="green")
+        if not diagnosis.findings:
+            return head
+        parts_ok: list[RenderableType] = [head, Text(
+            f"{len(diagnosis.findings)} request(s) failed while the server kept serving:",
+            style="bold")]
+        for finding in diagnosis.findings:
+            text = finding.evidence[0].text if finding.evidence else finding.summary
+            parts_ok.append(Text(f"  L{finding.first_line:<6} {finding.category}: {text}"))
+        if diagnosis.findings[0].fix.steps:
+            parts_ok.append(Text(f"  {diagnosis.findings[0].fix.steps[0]}", style="dim"))
+        return Group(*parts_ok)
     parts: list[RenderableType] = [finding_view(root, title="root cause")]
     others = [f for f in diagnosis.findings if f is not root]
     if others:

@@ -1,0 +1,76 @@
+"""The real-excerpt corpus: its provenance, its fixed split, and the floors reached on it.
+
+The rules were written against the ``write`` part only; the ``measure`` part is read here and
+nowhere else. The floors are the figures reached when the rules were last changed (see
+docs/diagnose.md); a change that lowers either part below them fails here.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from servewise.diagnose import diagnose_text
+from servewise.diagnose.result import Diagnosis
+from support.configs import find_shared
+from support.diagnose_corpus import SEED, Excerpt, load_corpus, same_library
+
+CORPUS = load_corpus()
+# (category right, library right, answered) reached, per part, out of its size.
+FLOORS = {"write": (93, 94, 97), "measure": (48, 46, 59)}
+SIZES = {"write": 97, "measure": 62}
+
+
+@cache
+def _diagnosis(ident: str) -> Diagnosis:
+    excerpt = next(e for e in CORPUS if e.id == ident)
+    return diagnose_text(excerpt.text)
+
+
+def _scores(excerpt: Excerpt) -> tuple[bool, bool, bool]:
+    root = _diagnosis(excerpt.id).root_cause
+    category = root.category if root else None
+    library = (root.library if root else None) if category != "root_cause_missing" else "none"
+    answered = root is not None and (category == "root_cause_missing" or bool(root.fix.steps))
+    return category == excerpt.category, same_library(library, excerpt.library), answered
+
+
+def test_the_corpus_is_large_enough_and_well_formed() -> None:
+    assert len(CORPUS) >= 150
+    assert len({e.id for e in CORPUS}) == len(CORPUS)
+    assert {e.engine for e in CORPUS} >= {"vllm", "sglang", "tgi", "tensorrt_llm", "llama.cpp"}
+    assert all(e.text.strip() for e in CORPUS)
+    assert all(e.fix for e in CORPUS if e.confirmed)
+    assert all(e.cause for e in CORPUS if e.category == "root_cause_missing")
+
+
+def test_no_excerpt_comes_from_a_held_out_source() -> None:
+    shared = find_shared()
+    if shared is None or not (shared / "data" / "heldout_sources.txt").is_file():
+        pytest.skip("shared/data/heldout_sources.txt is not beside the checkout")
+    held = {line.strip() for line in (shared / "data" / "heldout_sources.txt").read_text()
+            .splitlines() if line.strip() and not line.startswith("#")}
+    assert [e.id for e in CORPUS if e.thread in held] == []
+
+
+def test_the_split_is_the_one_made_once() -> None:
+    """The seed fixes which excerpts are measured; changing it would void the figures."""
+    assert SEED == "servewise-diagnose-corpus-2026-12"
+    counts = {part: sum(e.part == part for e in CORPUS) for part in SIZES}
+    assert counts == SIZES
+
+
+@pytest.mark.parametrize("part", sorted(FLOORS))
+def test_the_corpus_stays_at_or_above_what_was_reached(part: str) -> None:
+    rows = [_scores(e) for e in CORPUS if e.part == part]
+    category, library, answered = (sum(row[i] for row in rows) for i in range(3))
+    floor = FLOORS[part]
+    assert category >= floor[0] and library >= floor[1] and answered >= floor[2], (
+        part, category, library, answered, floor)
+
+
+def test_every_excerpt_of_the_rule_writing_part_gets_an_answer() -> None:
+    """A root cause with a fix, or root_cause_missing with what to collect; never nothing."""
+    missing = [e.id for e in CORPUS if e.part == "write" and not _scores(e)[2]]
+    assert missing == []

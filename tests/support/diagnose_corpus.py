@@ -1,0 +1,86 @@
+"""The diagnose corpus: real failure excerpts from public issue threads, labelled.
+
+``tests/data/diagnose/corpus/*.toml`` (see its README). Each excerpt belongs, once and for
+all, to the rule-writing part (``write``) or the measure-only part (``measure``): a keyed hash
+of its id with a fixed seed decides, so adding excerpts never moves the old ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from support.paths import ROOT
+
+CORPUS = ROOT / "tests" / "data" / "diagnose" / "corpus"
+SEED = "servewise-diagnose-corpus-2026-12"
+MEASURE_SHARE = 40
+"""Percent of the excerpts kept for measuring only."""
+
+FIELDS = {"id", "source", "engine", "category", "library", "phase", "confirmed", "text"}
+OPTIONAL = {"fix", "cause"}
+ENGINES = {"vllm", "sglang", "tgi", "tensorrt_llm", "llama.cpp", "none"}
+PHASES = {"startup", "distributed_init", "weight_load", "profile_run", "kv_cache_init",
+          "cuda_graph_capture", "workspace", "serving", "unknown"}
+_SOURCE = re.compile(r"https://github\.com/(?P<repo>[\w.-]+/[\w.-]+)/(?:issues|pull)/(?P<n>\d+)$")
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """One labelled excerpt."""
+
+    id: str
+    source: str
+    engine: str
+    category: str
+    library: str
+    phase: str
+    confirmed: bool
+    text: str
+    fix: str | None
+    cause: str | None
+    file: str
+
+    @property
+    def part(self) -> str:
+        """``write`` or ``measure``, fixed by the seed."""
+        digest = hashlib.sha256(f"{SEED}:{self.id}".encode()).digest()
+        return "measure" if int.from_bytes(digest[:4], "big") % 100 < MEASURE_SHARE else "write"
+
+    @property
+    def thread(self) -> str:
+        """``owner/repo#N`` of the source."""
+        found = _SOURCE.match(self.source)
+        assert found is not None, self.source
+        return f"{found['repo']}#{found['n']}"
+
+
+def load_corpus(folder: Path = CORPUS) -> list[Excerpt]:
+    """Every excerpt, validated (a wrong field fails with the file and the id)."""
+    excerpts: list[Excerpt] = []
+    for path in sorted(folder.glob("*.toml")):
+        for raw in tomllib.loads(path.read_text(encoding="utf-8")).get("excerpt", []):
+            where = f"{path.name}: {raw.get('id')}"
+            missing = FIELDS - raw.keys()
+            unknown = raw.keys() - FIELDS - OPTIONAL
+            assert not missing and not unknown, (where, missing, unknown)
+            assert raw["engine"] in ENGINES, where
+            assert raw["phase"] in PHASES, where
+            assert _SOURCE.match(raw["source"]), where
+            excerpts.append(Excerpt(
+                id=raw["id"], source=raw["source"], engine=raw["engine"],
+                category=raw["category"], library=raw["library"], phase=raw["phase"],
+                confirmed=bool(raw["confirmed"]), text=raw["text"], fix=raw.get("fix"),
+                cause=raw.get("cause"), file=path.name,
+            ))
+    return excerpts
+
+
+def same_library(found: str | None, expected: str) -> bool:
+    """Exact match after case and ``-``/``_`` are set aside (``sgl_kernel`` = ``sgl-kernel``)."""
+    def norm(name: str | None) -> str:
+        return (name or "none").lower().replace("_", "-")
+    return norm(found) == norm(expected)
