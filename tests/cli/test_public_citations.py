@@ -35,3 +35,14 @@ def test_the_gpu_catalog_cites_no_project_notes(capsys: pytest.CaptureFixture[st
         run(argv)
         captured = capsys.readouterr()
         assert INTERNAL.findall(captured.out + captured.err) == [], argv
+
+
+def test_diagnose_explain_cites_no_project_notes(capsys: pytest.CaptureFixture[str]) -> None:
+    from servewise.knowledge.diagnose_rules import load_rules
+
+    for rule in load_rules().rules:
+        for argv in (["diagnose", "explain", rule.id], ["diagnose", "explain", rule.id,
+                                                        "--json"]):
+            run(argv)
+            captured = capsys.readouterr()
+            assert INTERNAL.findall(captured.out + captured.err) == [], argv

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from servewise.knowledge._load import public_sources
 from servewise.knowledge.diagnose_rules import Rule, RuleSet
 from servewise.knowledge.diagnose_tables import written
 
@@ -54,7 +55,7 @@ def rule_to_dict(rule: Rule) -> dict[str, Any]:
         ],
         "related": list(rule.related),
         "explanation": rule.explanation,
-        "sources": list(rule.sources),
+        "sources": list(public_sources(rule.sources)),
         "example": rule.example,
     }
 
@@ -135,7 +136,10 @@ def rule_page(rule: Rule, rules: RuleSet) -> str:
         lines += ["## Related commands", "", *(f"- {_code(c)}" for c in rule.related), ""]
     if rule.example:
         lines += ["## Example", "", *_fence(rule.example.strip("\n"), "text"), ""]
-    lines += ["## Sources", "", *(f"- {source}" for source in rule.sources), ""]
+    cited = public_sources(rule.sources) or (
+        "servewise's own rule, written from the failure reports of vLLM, SGLang, TGI and "
+        "TensorRT-LLM users; no single public thread pins it",)
+    lines += ["## Sources", "", *(f"- {source}" for source in cited), ""]
     return "\n".join(lines)
 
 

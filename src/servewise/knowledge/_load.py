@@ -83,6 +83,18 @@ def user_data_dir() -> Path:
     return Path.home() / ".config" / "servewise"
 
 
+_PROJECT_DOCUMENT = re.compile(r"^(?:research|seeds|data)/")
+
+
+def public_sources(sources: Iterable[str]) -> tuple[str, ...]:
+    """The sources a user of the package can open: URLs, ``owner/repo#N``, measurements.
+
+    The project's own notes (``research/…``, ``seeds/…``, ``data/…``) stay in the data files
+    as provenance for the team; output for users leaves them out.
+    """
+    return tuple(s for s in sources if _PROJECT_DOCUMENT.match(s.strip()) is None)
+
+
 def looks_like_source(text: str) -> bool:
     """Whether ``text`` reads as a source: a URL, ``owner/repo#N``, a project document."""
     return _SOURCE_RE.match(text.strip()) is not None
