@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from typing import Any
 
-from servewise.formats.checkpoint import Checkpoint, WeightTensor
-from servewise.formats.hfconfig import HfConfig
+from servewise.formats.checkpoint import Checkpoint
 from servewise.formats.safetensors import DTYPE_BITS
 from servewise.plan.arch import ModelSpec, model_spec
 from servewise.plan.kv import round_up
@@ -29,33 +28,15 @@ from servewise.plan.weights import (
 
 
 @dataclass(frozen=True)
-class ModelInfo:
-    """Everything the planner needs to know about one checkpoint."""
-
-    ref: str
-    """What the user named (``deepseek-ai/DeepSeek-V4-Flash``, a folder, a card id)."""
-    source: str
-    """``card``, ``folder`` or ``hub``."""
-    config: HfConfig
-    tensors: tuple[WeightTensor, ...]
-    files: int
-    """Safetensors files of the checkpoint."""
-    file_bytes: int
-    """Their size on disk (headers included), when known; else the tensor bytes."""
-    provenance: tuple[str, ...] = ()
-    """Where the facts come from (card sources, URLs, paths, revision)."""
-    quant_config: dict[str, Any] | None = None
-    revision: str | None = None
-    notes: tuple[str, ...] = field(default=())
+class ModelInfo(Checkpoint):
+    """Everything the planner needs to know about one checkpoint: the checkpoint's facts
+    (:class:`~servewise.formats.checkpoint.Checkpoint`) and what the planner derives from
+    them once (architecture spec, classified tensors, weights)."""
 
     @classmethod
     def from_checkpoint(cls, checkpoint: Checkpoint) -> ModelInfo:
         """The planner's model of a checkpoint read by a source."""
-        return cls(ref=checkpoint.ref, source=checkpoint.source, config=checkpoint.config,
-                   tensors=checkpoint.tensors, files=checkpoint.files,
-                   file_bytes=checkpoint.file_bytes, provenance=checkpoint.provenance,
-                   quant_config=checkpoint.quant_config, revision=checkpoint.revision,
-                   notes=checkpoint.notes)
+        return cls(**{f.name: getattr(checkpoint, f.name) for f in fields(checkpoint)})
 
     @functools.cached_property
     def spec(self) -> ModelSpec:
