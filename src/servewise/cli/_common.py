@@ -20,6 +20,8 @@ from servewise.errors import ServewiseError
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from servewise.store import Store
+
 app = typer.Typer(
     name="servewise",
     help="Get a large language model serving on your GPUs with vLLM or SGLang, "
@@ -87,6 +89,19 @@ def fail(error: ServewiseError, as_json: bool) -> NoReturn:
     raise typer.Exit(error.exit_code)
 
 
+def open_store(no_cache: bool, doing: str = "scanning") -> Store | None:
+    """The store, or ``None`` with ``--no-cache`` or when it cannot be opened (with a warning)."""
+    if no_cache:
+        return None
+    from servewise.store import Store
+
+    try:
+        return Store()
+    except ServewiseError as error:
+        say("warning", "yellow", f"{error.message}; {doing} without it")
+        return None
+
+
 def render_error(error: ServewiseError, as_json: bool) -> int:
     """Render ``error`` as :func:`fail` does and return its exit code instead of exiting."""
     try:
@@ -102,4 +117,6 @@ def say(label: str, style: str, text: str) -> None:
     err().print(Text.assemble((f"{label}:", style), " ", text), highlight=False)
 
 
-__all__ = ["JsonOption", "app", "emit_json", "err", "fail", "out", "render_error", "say"]
+__all__ = [
+    "JsonOption", "app", "emit_json", "err", "fail", "open_store", "out", "render_error", "say",
+]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from servewise.cli._common import app, emit_json, err, fail, out, say
+from servewise.cli._common import app, emit_json, err, fail, open_store, out, say
 from servewise.cli.options import (
     GpuOption,
     IndexUrlOption,
@@ -22,7 +22,7 @@ from servewise.cli.options import (
     gpu_spec,
     source_options,
 )
-from servewise.errors import ServewiseError, StoreError, UsageError
+from servewise.errors import ServewiseError, UsageError
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -36,19 +36,6 @@ if TYPE_CHECKING:
 
 #: Exit code after Ctrl-C, as shells report a process ended by SIGINT.
 INTERRUPTED = 130
-
-
-def open_store(no_cache: bool) -> Store | None:
-    """The store, or ``None`` with ``--no-cache`` or when it cannot be opened (with a warning)."""
-    if no_cache:
-        return None
-    from servewise.store import Store
-
-    try:
-        return Store()
-    except StoreError as error:
-        say("warning", "yellow", f"{error.message}; scanning without it")
-        return None
 
 
 @contextmanager

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from servewise.cli._common import app, emit_json, say
+from servewise.cli._common import app, emit_json, open_store, say
 from servewise.cli.options import (
     ComputeCapabilityOption,
     GpuMemoryOption,
@@ -21,12 +21,11 @@ from servewise.cli.options import (
     TimeoutOption,
     network_deadline,
 )
-from servewise.errors import ServewiseError, UsageError
+from servewise.errors import UsageError
 
 if TYPE_CHECKING:
     from servewise.plan.model import ModelInfo
     from servewise.plan.startup import Settings
-    from servewise.store import Store
 
 ModelArgument = Annotated[str, typer.Argument(
     help="A folder with config.json, an org/name Hub repository (hub:org/name skips the "
@@ -38,24 +37,12 @@ KvDtypeOption = Annotated[str | None, typer.Option(
     "what the model requires.", show_default=False)]
 
 
-def _store(no_cache: bool) -> Store | None:
-    if no_cache:
-        return None
-    from servewise.store import Store
-
-    try:
-        return Store()
-    except ServewiseError as error:
-        say("warning", "yellow", f"{error.message}; reading without the store")
-        return None
-
-
 def _load(model: str, revision: str | None, no_cache: bool, timeout: float | None = None
           ) -> ModelInfo:
     from servewise.plan.resolve import load_model, reads_hub
     from servewise.sources.deadline import deadline_scope
 
-    store = _store(no_cache) if reads_hub(model, revision) else None
+    store = open_store(no_cache, "reading") if reads_hub(model, revision) else None
     try:
         with deadline_scope(network_deadline(timeout)):  # Hub reads keep --timeout
             return load_model(model, revision=revision, store=store)
