@@ -242,3 +242,13 @@ def test_without_a_fitting_recipe_the_near_ones_say_what_differs(
     assert isinstance(findings, list)
     near = [f for f in findings if f["part"] == "recipe" and "does not fit" in f["message"]]
     assert near and all("not rtx-pro-6000-blackwell-max-q" in f["message"] for f in near)
+
+
+def test_a_gpu_described_by_its_memory_is_planned_without_recipes(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, report = _check(capsys, "llama-3.1-8b-instruct", "--gpu", "mi300x:1",
+                          "--gpu-memory", "192GB", "--compute-capability", "9.4")
+    assert code == 0
+    assert report["recipe"] is None
+    plan = report["plan"]
+    assert isinstance(plan, dict) and plan["startup"]["fits"] is True

@@ -103,14 +103,16 @@ def run_check(
     model = load_model(request.model, store=store)
     recipes = book or load_recipes()
     # The name as given first (it may name exact weights a card folds into its family).
+    # A GPU the catalog does not know (given with --gpu-memory) has no recipes.
+    known_gpu = request.gpu.gpu is not None
     matches = recipes.match(model=request.model, hw=request.gpu, engine=request.engine,
-                            strategy=request.strategy, nodes=request.nodes)
-    if not matches and model.ref != request.model:
+                            strategy=request.strategy, nodes=request.nodes) if known_gpu else []
+    if known_gpu and not matches and model.ref != request.model:
         matches = recipes.match(model=model.ref, hw=request.gpu, engine=request.engine,
                                 strategy=request.strategy, nodes=request.nodes)
     chosen = next((m for m in matches if m.recipe.status != "unsupported"), None)
     state = _start(request, chosen, matches)
-    if chosen is None:
+    if chosen is None and known_gpu:
         _near_misses(request, recipes, model.ref, state)
     report: BuildReport | None = None
     gate: GateResult | None = None
