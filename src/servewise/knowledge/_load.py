@@ -24,9 +24,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from servewise.errors import SourceError
+from servewise.errors import ServewiseError, SourceError
+
+if TYPE_CHECKING:
+    from servewise.versions import EngineVersion
 
 ENV_VAR = "SERVEWISE_DATA_DIR"
 """Environment variable naming the user data folder."""
@@ -346,6 +349,20 @@ class EntryReader:
         if not isinstance(value, bool):
             raise self.error(field, "must be true or false", found=repr(value))
         return value
+
+    def optional_version(self, field: str) -> EngineVersion | None:
+        """An engine version (``0.26.1rc1``), or None when the entry does not set ``field``."""
+        if not self.has(field):
+            return None
+        # servewise.versions reads the engine table, which this module loads: import late.
+        from servewise.versions import EngineVersion
+
+        text = self.string(field)
+        try:
+            return EngineVersion.parse(text)
+        except ServewiseError:
+            raise self.error(field, "not a version", expected="a PEP 440 version such as 0.19.0",
+                             found=text) from None
 
     def positive_int(self, field: str) -> int:
         """A required integer above zero."""

@@ -113,16 +113,6 @@ class EngineConstants:
         raise UsageError(f"no {engine} version constant {name!r}")
 
 
-def _optional_version(reader: EntryReader, field: str) -> EngineVersion | None:
-    if not reader.has(field):
-        return None
-    text = reader.string(field)
-    try:
-        return EngineVersion.parse(text)
-    except UsageError as exc:
-        raise reader.error(field, "not a version", expected="0.19.0", found=text) from exc
-
-
 def constant_from_entry(entry: RawEntry) -> EngineConstant:
     """Validate one ``[[constant]]`` entry."""
     reader = EntryReader(entry, FIELDS)
@@ -138,8 +128,8 @@ def constant_from_entry(entry: RawEntry) -> EngineConstant:
         engine=engine,
         value=value,
         unit=reader.string("unit"),
-        since=_optional_version(reader, "since"),
-        until=_optional_version(reader, "until"),
+        since=reader.optional_version("since"),
+        until=reader.optional_version("until"),
         sources=reader.sources(),
         notes=reader.optional_string("notes"),
     )

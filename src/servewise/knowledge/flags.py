@@ -393,19 +393,11 @@ def _read_spelling(reader: EntryReader) -> FlagSpelling:
     if not name.startswith("-"):
         raise reader.error("name", "a flag starts with -", expected="--flag-name", found=name)
 
-    def version(field_name: str) -> EngineVersion | None:
-        if not reader.has(field_name):
-            return None
-        try:
-            return EngineVersion.parse(reader.string(field_name))
-        except UsageError as error:
-            raise reader.error(field_name, error.message) from None
-
     return FlagSpelling(
         engine=engine, name=name, aliases=reader.strings("aliases", required=False),
         false_name=reader.optional_string("false_name") or None,
         inverted=reader.boolean("inverted", default=False),
-        since=version("since"), until=version("until"),
+        since=reader.optional_version("since"), until=reader.optional_version("until"),
     )
 
 

@@ -40,17 +40,6 @@ RULES_FILE = "model_rules.toml"
 PITFALLS_FILE = "pitfalls.toml"
 
 
-def _version(reader: EntryReader, field: str) -> EngineVersion | None:
-    if not reader.has(field):
-        return None
-    text = reader.string(field)
-    try:
-        return EngineVersion.parse(text)
-    except ServewiseError as exc:
-        raise reader.error(field, "not a version", expected="0.26.1 or similar",
-                           found=text) from exc
-
-
 def _in_range(
     version: EngineVersion | str | None, low: EngineVersion | None, high: EngineVersion | None
 ) -> bool:
@@ -173,7 +162,8 @@ def _rule(entry: RawEntry) -> ModelRule:
         kind="require" if kind == "require" else "forbid", flag=flag,
         values=reader.strings("values", required=False), fix=fix,
         prevents=reader.string("prevents"), why=reader.string("why"), sources=reader.sources(),
-        min_version=_version(reader, "min_version"), max_version=_version(reader, "max_version"),
+        min_version=reader.optional_version("min_version"),
+        max_version=reader.optional_version("max_version"),
     )
 
 
