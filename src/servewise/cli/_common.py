@@ -89,8 +89,9 @@ def fail(error: ServewiseError, as_json: bool) -> NoReturn:
     raise typer.Exit(error.exit_code)
 
 
-def open_store(no_cache: bool, doing: str = "scanning") -> Store | None:
-    """The store, or ``None`` with ``--no-cache`` or when it cannot be opened (with a warning)."""
+def open_store(no_cache: bool, without: str = "scanning without it") -> Store | None:
+    """The store, or ``None`` with ``--no-cache`` or when it cannot be opened (with a warning
+    that ends with ``without``: what the command does instead)."""
     if no_cache:
         return None
     from servewise.store import Store
@@ -98,7 +99,7 @@ def open_store(no_cache: bool, doing: str = "scanning") -> Store | None:
     try:
         return Store()
     except ServewiseError as error:
-        say("warning", "yellow", f"{error.message}; {doing} without it")
+        say("warning", "yellow", f"{error.message}; {without}")
         return None
 
 

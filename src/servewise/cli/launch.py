@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from servewise.cli._common import app, emit_json, fail, out, say
+from servewise.cli._common import app, emit_json, fail, open_store, out, say
 from servewise.cli.options import JsonOption, OptionalGpuOption
 from servewise.errors import ServewiseError, UsageError
 
@@ -62,16 +62,6 @@ def _env(items: list[str] | None) -> dict[str, str]:
                              hint="write --env VLLM_CPU_KVCACHE_SPACE=4")
         env[key] = value
     return env
-
-
-def _open_store() -> Store | None:
-    from servewise.store import Store
-
-    try:
-        return Store()
-    except ServewiseError as error:
-        say("warning", "yellow", f"{error.message}; runs are not recorded")
-        return None
 
 
 def _log_dir(store: Store | None) -> Path:
@@ -177,7 +167,7 @@ def launch(
 
                 sys.stdout.write(shlex.join(argv) + "\n")
             return
-        store = _open_store()
+        store = open_store(False, "runs are not recorded")
     except ServewiseError as error:
         fail(error, as_json)
     from servewise.launch.records import store_recorder
@@ -302,7 +292,7 @@ def search(
             raise UsageError(f"--min {low:g} is above --max {high:g}", found=low)
         if prior is not None:
             prior = min(max(prior, low), high)
-        store = _open_store()
+        store = open_store(False, "runs are not recorded")
     except ServewiseError as error:
         fail(error, as_json)
     record = store_recorder(store, lambda text: say("warning", "yellow", text))

@@ -42,7 +42,7 @@ def _load(model: str, revision: str | None, no_cache: bool, timeout: float | Non
     from servewise.plan.resolve import load_model, reads_hub
     from servewise.sources.deadline import deadline_scope
 
-    store = open_store(no_cache, "reading") if reads_hub(model, revision) else None
+    store = open_store(no_cache, "reading without it") if reads_hub(model, revision) else None
     try:
         with deadline_scope(network_deadline(timeout)):  # Hub reads keep --timeout
             return load_model(model, revision=revision, store=store)
