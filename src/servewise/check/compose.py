@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from servewise.inspect.gate import GateResult
     from servewise.inspect.report import BuildReport
     from servewise.knowledge.gpus import GpuSpec
+    from servewise.knowledge.models import ModelFamily
     from servewise.plan.model import ModelInfo
     from servewise.plan.planner import Plan
     from servewise.recipes import RecipeBook, RecipeMatch
@@ -76,6 +77,8 @@ class _State:
     env: tuple[tuple[str, str], ...] = ()
     image: str | None = None
     checkpoint: str | None = None
+    user_set: frozenset[str] = frozenset()
+    """The settings the user gave (``--max-model-len``, flags after ``--``)."""
 
 
 def run_check(
@@ -214,7 +217,6 @@ def _gate(request: CheckRequest, model: ModelInfo, state: _State,
           options: SourceOptions | None) -> tuple[BuildReport, GateResult | None]:
     from servewise.inspect.engine_version import engine_version
     from servewise.inspect.gate import gate
-    from servewise.knowledge.models import load_model_table
 
     assert request.build is not None
     if scan is None:
@@ -236,7 +238,7 @@ def _gate(request: CheckRequest, model: ModelInfo, state: _State,
         state.findings.append(Finding("build", "warning", f"{request.gpu.name} is not in the "
                                       "GPU catalog: the kernel gate cannot judge the build"))
         return report, None
-    family = load_model_table().find(model.ref) or load_model_table().find(request.model)
+    family = _family(model, request)
     result = gate(report, gpu, model=family.id if family else None)
     if result.passed:
         needs = family.name if family else "the engine"
@@ -291,14 +293,9 @@ def _apply_user(request: CheckRequest, state: _State) -> None:
     if user.model is not None:
         state.checkpoint = user.model
         changes.pop("model")
+    state.user_set = frozenset(changes)
     state.settings = state.settings.replace(**changes,
                                             extra=(*state.settings.extra, *user.extra))
-
-
-def _user_set(request: CheckRequest, state: _State, setting_id: str) -> bool:
-    if setting_id == "max_model_len" and request.max_model_len is not None:
-        return True
-    return setting_id in from_argv(state.engine, request.flags, state.version).given()
 
 
 def _apply_rules(request: CheckRequest, model: ModelInfo, state: _State) -> None:
@@ -315,7 +312,7 @@ def _apply_rules(request: CheckRequest, model: ModelInfo, state: _State) -> None
         found = table.lookup(state.engine, rule.flag, None)
         setting_id = found[0].id if found else None
         source = rule.sources[0] if rule.sources else None
-        if setting_id is not None and _user_set(request, state, setting_id):
+        if setting_id is not None and setting_id in state.user_set:
             state.findings.append(Finding(
                 "rules", "error", f"{violation.message}", source=source,
                 fix=f"use {' '.join(rule.fix)}" if rule.fix else f"drop {rule.flag}"))
@@ -379,8 +376,8 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
     ceiling = plan.recommendation.get("highest_fraction_with_headroom", recommended)
     if given is not None and ceiling is not None and given > ceiling:
         needed = sum(w["bytes"] for w in plan.recommendation.get("workspaces", []))
-        origin = f"recipe {chosen.recipe.id}" if chosen and not _user_set(
-            request, state, memory_key) else "you"
+        origin = f"recipe {chosen.recipe.id}" if chosen and memory_key not in state.user_set \
+            else "you"
         trusted = chosen is not None and chosen.recipe.status == "verified" \
             and chosen.hw_match == "exact" and origin != "you"
         if trusted:
@@ -452,13 +449,19 @@ def _plan_dict(plan: Plan) -> dict[str, Any]:
                                        "recommendation", "notes", "engine_version")}
 
 
-def _advise_gate(request: CheckRequest, model: ModelInfo, state: _State) -> None:
+def _family(model: ModelInfo, request: CheckRequest) -> ModelFamily | None:
+    """The model family (the libraries it needs), by the model's id or the name as given."""
     from servewise.knowledge.models import load_model_table
 
+    table = load_model_table()
+    return table.find(model.ref) or table.find(request.model)
+
+
+def _advise_gate(request: CheckRequest, model: ModelInfo, state: _State) -> None:
     gpu = request.gpu.gpu
     if gpu is None:
         return
-    family = load_model_table().find(model.ref) or load_model_table().find(request.model)
+    family = _family(model, request)
     target = state.image or ("<image or wheel>")
     command = f"servewise gate {target} --gpu {gpu.id}" + (f" --model {family.id}"
                                                            if family else "")
