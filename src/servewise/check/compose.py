@@ -26,7 +26,6 @@ from servewise.check.report import CheckReport, Finding
 from servewise.check.settings import plan_settings, with_layout
 from servewise.errors import UsageError
 from servewise.knowledge.flags import EngineSettings, from_argv, to_argv
-from servewise.versions import EngineVersion
 
 if TYPE_CHECKING:
     from servewise.inspect.gate import GateResult
@@ -176,25 +175,13 @@ def _start(request: CheckRequest, chosen: RecipeMatch | None,
     level = "ok" if recipe.status == "verified" else "note"
     findings.append(Finding("recipe", level, f"recipe {recipe.id} ({recipe.status}): "
                             f"{chosen.reason}", source=recipe.provenance.source))
-    version = request.engine_version or _readable_version(
-        recipe.provenance.engine_version) or _readable_version(recipe.min_version)
+    known = recipe.engine_version
+    version = request.engine_version or (known.raw if known is not None else None)
     version_from = ("--engine-version" if request.engine_version
                     else "recipe" if version else "none")
     settings = from_argv(recipe.engine, recipe.argv, version)
     return _State(recipe.engine, version, version_from, settings, findings, env=recipe.env,
                   image=recipe.image, checkpoint=recipe.checkpoint)
-
-
-def _readable_version(text: str | None) -> str | None:
-    """The version a recipe's free text starts with (``0.26.1rc1.dev77 (the 07-29 nightly)``)."""
-    if not text or not text.split():
-        return None
-    first = text.split()[0]
-    try:
-        EngineVersion.parse(first)
-    except UsageError:
-        return None
-    return first
 
 
 def _near_misses(request: CheckRequest, recipes: RecipeBook, ref: str, state: _State) -> None:

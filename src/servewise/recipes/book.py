@@ -16,10 +16,9 @@ from typing import Any
 
 from packaging.version import Version
 
-from servewise.errors import ServewiseError, UsageError
+from servewise.errors import UsageError
 from servewise.knowledge.gpus import Gpu, GpuCatalog, load_gpu_catalog, split_gpu_count
 from servewise.recipes.model import STATUSES, Recipe
-from servewise.versions import EngineVersion
 
 
 @dataclass(frozen=True)
@@ -82,11 +81,8 @@ _MODEL_ORDER = {"checkpoint": 0, "model": 1, "near": 2}
 
 
 def _version_key(recipe: Recipe) -> tuple[int, Version]:
-    text = recipe.provenance.engine_version or recipe.min_version
-    try:
-        return (0, EngineVersion.parse(text.split()[0]).comparable) if text else (1, Version("0"))
-    except ServewiseError:
-        return (1, Version("0"))
+    version = recipe.engine_version
+    return (0, version.comparable) if version is not None else (1, Version("0"))
 
 
 class RecipeBook:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from servewise.errors import ServewiseError
 from servewise.versions import EngineVersion
 
 if TYPE_CHECKING:
@@ -155,6 +156,20 @@ class Recipe:
     def image_pinned(self) -> bool:
         """Whether the image is pinned by digest or by a tag that does not move."""
         return self.image is not None and image_pinned(self.image)
+
+    @property
+    def engine_version(self) -> EngineVersion | None:
+        """The version the recipe was run with: the one its provenance's text starts with
+        (``0.26.1rc1.dev77 (the 07-29 nightly)``), else ``min_version``; None when neither
+        reads as a version."""
+        for text in (self.provenance.engine_version, self.min_version):
+            words = (text or "").split()
+            if words:
+                try:
+                    return EngineVersion.parse(words[0])
+                except ServewiseError:
+                    continue
+        return None
 
     @property
     def min_engine_version(self) -> EngineVersion | None:
