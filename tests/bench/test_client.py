@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from servewise.bench.client import ClientOptions, Outgoing, StreamClient, settle_counts
+from servewise.bench.accounting import CountSource, account
+from servewise.bench.client import ClientOptions, Outgoing, StreamClient
 from servewise.bench.load import LoadLevel
 from servewise.bench.records import RequestRecord
 from servewise.bench.run import BenchConfig, run_bench
@@ -59,6 +60,13 @@ def test_a_server_that_never_answers_is_a_read_timeout() -> None:
                                          read_timeout_s=0.3))
     assert record.error is not None and record.error.kind == "read_timeout"
     assert time.monotonic() - begin < 5
+
+
+def settle_counts(times: list[float], texts: list[str], ids: list[int], cumulative: list[int]
+                  ) -> tuple[tuple[float, ...], tuple[int, ...], CountSource]:
+    """The per-chunk counts of an answer without a final usage figure."""
+    found = account(times, texts, ids, cumulative, None)
+    return found.times, found.counts, found.source
 
 
 def test_settle_counts_prefers_token_ids_then_usage_then_chunks() -> None:

@@ -16,7 +16,7 @@ from time import perf_counter
 from typing import Literal
 from urllib.parse import urlsplit
 
-from servewise.bench.accounting import CountSource, account
+from servewise.bench.accounting import account
 from servewise.bench.http import ArrivalStamps, HttpFailure, HttpPool
 from servewise.bench.records import RequestError, RequestRecord
 from servewise.errors import FormatError
@@ -54,18 +54,6 @@ class Outgoing:
     expected_prompt_tokens: int | None
     at_s: float | None = None
     """When to send it, in seconds after its phase began (rate mode), else None."""
-
-
-def settle_counts(
-    times: list[float], texts: list[str], ids: list[int], cumulative: list[int]
-) -> tuple[tuple[float, ...], tuple[int, ...], CountSource]:
-    """Per-chunk counts from what the chunks said, best source first (no final usage).
-
-    A thin form of :func:`~servewise.bench.accounting.account` kept for callers that have
-    only the per-chunk lists.
-    """
-    found = account(times, texts, ids, cumulative, None)
-    return found.times, found.counts, found.source
 
 
 class _StreamSink:
