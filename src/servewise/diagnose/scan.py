@@ -211,6 +211,16 @@ class LogScanner:
                                 "`servewise diagnose -`")
         return self.snapshot()
 
+    def close_open_event(self) -> None:
+        """Classify an event still open (an exception whose last lines may yet come).
+
+        For a log that went quiet: an engine whose worker died may print nothing more, so a
+        caller that follows it closes the open event instead of waiting for :meth:`finish`.
+        """
+        if self._assembler.busy:
+            for event in self._assembler.flush():
+                self._event(event)
+
     def snapshot(self) -> Diagnosis:
         """The diagnosis of what was fed so far (open events are not yet included)."""
         return self._collector.result(self._classifier, gpu_total_gib=self.gpu_total_gib,

@@ -245,15 +245,12 @@ class _LogPump:
 
         The scanner keeps an exception open while more of it may follow; an engine whose
         worker died may print nothing more, so the open event is closed and classified.
-        (The scanner has no public call for this short of ``finish``.)
         """
         if time.monotonic() - self.last_data < SETTLE_SECONDS:
             return
         with self.lock:
-            assembler = self.scanner._assembler
-            if assembler.busy and self.scan_error is None:
-                for event in assembler.flush():
-                    self.scanner._event(event)
+            if self.scan_error is None:
+                self.scanner.close_open_event()
 
     def fatal(self) -> bool:
         """Whether the rules have seen a cause (not just an unclassified error)."""
