@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from servewise.cli import run
-from support.images import Image, build_tar, wheel_entries, write_docker_save
+from support.images import Image, build_tar, push_image, wheel_entries, write_docker_save
 from support.paths import ROOT
+from support.registry import Registry
 
 SAMPLES = ROOT / "src" / "servewise" / "samples"
 GOOD = SAMPLES / "vllm-0.26.1rc1.dev77+ga6b593d2-cp38-abi3-linux_x86_64.whl"
@@ -252,3 +253,16 @@ def test_a_gpu_described_by_its_memory_is_planned_without_recipes(
     assert report["recipe"] is None
     plan = report["plan"]
     assert isinstance(plan, dict) and plan["startup"]["fits"] is True
+
+
+@pytest.mark.registry
+def test_a_refused_registry_image_bisects_its_own_repository(
+        registry: Registry, capsys: pytest.CaptureFixture[str]) -> None:
+    push_image(registry, "vllm/vllm-openai", "nightly-0731",
+               Image(layers=[build_tar(wheel_entries(BAD))]))
+    build = f"{registry.host}/vllm/vllm-openai:nightly-0731"
+    code, report = _check(capsys, SEED_MODEL, "--gpu", SEED_GPU, "--build", build)
+    assert code == 1
+    problems = report["problems"]
+    assert isinstance(problems, list) and problems[0]["part"] == "build"
+    assert f"servewise bisect {registry.host}/vllm/vllm-openai " in problems[0]["fix"]

@@ -237,7 +237,7 @@ def _gate(request: CheckRequest, model: ModelInfo, state: _State,
         what = "; ".join(f"{v.library_id or v.path}: {v.reason}" for v in gaps[:3])
         absent = "; ".join(f"{name} is not in the build ({why})" for name, why in result.absent)
         reason = result.no_verdict_reason or "; ".join(p for p in (what, absent) if p)
-        repository = _repository(request.build)
+        repository = _repository(request.build, report)
         bisect = (f"servewise bisect {repository or '<repository>'} --gpu {gpu.id}"
                   + (f" --model {family.id}" if family else ""))
         fix = f"find the last good build: {bisect}"
@@ -246,23 +246,21 @@ def _gate(request: CheckRequest, model: ModelInfo, state: _State,
         state.findings.append(Finding(
             "build", "error", f"{request.build} will not run on {gpu.name} "
             f"({gpu.arch.sass_name}): {reason}", fix=fix))
-    if state.image is None and _looks_like_image(request.build):
+    if state.image is None and report.source_kind == "image":
         state.image = request.build
     return report, result
 
 
-def _repository(ref: str) -> str | None:
-    """The image repository of an image reference (``vllm/vllm-openai``), else None."""
-    if not _looks_like_image(ref):
+def _repository(ref: str, report: BuildReport) -> str | None:
+    """The image repository a registry build came from (``vllm/vllm-openai``), else None."""
+    from servewise.formats.imageref import DOCKER_HUB, parse_reference
+
+    if report.source_kind != "image":
         return None
-    name = ref.split("@", 1)[0]
-    head, _, tail = name.rpartition(":")
-    return head if head and "/" not in tail else name
-
-
-def _looks_like_image(ref: str) -> bool:
-    return ("/" in ref or ":" in ref) and not ref.startswith(("pypi:", "/", ".", "http")) \
-        and not ref.endswith((".whl", ".tar", ".so"))
+    image = parse_reference(ref)
+    if image.registry == DOCKER_HUB:
+        return image.repository.removeprefix("library/")
+    return f"{image.registry}/{image.repository}"
 
 
 def _build_engine(report: BuildReport) -> dict[str, Any] | None:
