@@ -15,7 +15,8 @@ see :mod:`servewise.check.compose` for the steps.
 
 from __future__ import annotations
 
-from servewise.check.compose import FORMATS, CheckRequest, run_check
+from servewise.check.compose import CheckRequest, run_check
 from servewise.check.report import PARTS, CheckReport, Finding
+from servewise.recipes.renderers import FORMATS
 
 __all__ = ["FORMATS", "PARTS", "CheckReport", "CheckRequest", "Finding", "run_check"]

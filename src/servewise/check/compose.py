@@ -22,10 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from servewise.check.report import CheckReport, Finding
+from servewise.check.report import PARTS, CheckReport, Finding
 from servewise.check.settings import plan_settings, with_layout
 from servewise.errors import UsageError
 from servewise.knowledge.flags import EngineSettings, from_argv, to_argv
+from servewise.recipes.renderers import FORMATS
 
 if TYPE_CHECKING:
     from servewise.inspect.gate import GateResult
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from servewise.store import Store
 
 GIB = 2**30
-FORMATS = ("vllm", "sglang", "docker", "k8s")
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ def run_check(
     )
 
 
-_PART_ORDER = {"build": 0, "recipe": 1, "rules": 2, "settings": 3, "memory": 4, "pitfalls": 5}
+_PART_ORDER = {part: index for index, part in enumerate(PARTS)}
 _LEVEL_ORDER = {"error": 0, "warning": 1, "note": 2, "ok": 3}
 
 

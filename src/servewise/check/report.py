@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-PARTS = ("build", "recipe", "rules", "memory", "pitfalls", "settings")
+PARTS = ("build", "recipe", "rules", "settings", "memory", "pitfalls")
 """The parts of a check, in report order."""
 
 

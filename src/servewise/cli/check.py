@@ -23,8 +23,6 @@ from servewise.cli.options import (
 )
 from servewise.errors import ServewiseError, UsageError
 
-_FORMATS = ("vllm", "sglang", "docker", "k8s", "markdown")
-
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": False})
 def check(
@@ -76,11 +74,12 @@ def check(
     `--` are yours and win over the recipe's. Exit 0 when it will start, 1 when something
     will fail (with what to change), 2 for bad input.
     """
-    from servewise.check import CheckRequest, run_check
+    from servewise.check import FORMATS, CheckRequest, run_check
     from servewise.render.check import check_markdown, check_text
 
-    if output_format is not None and output_format not in _FORMATS:
-        fail(UsageError(f"--format {output_format!r}", hint="give " + ", ".join(_FORMATS),
+    formats = (*FORMATS, "markdown")
+    if output_format is not None and output_format not in formats:
+        fail(UsageError(f"--format {output_format!r}", hint="give " + ", ".join(formats),
                         found=output_format), as_json)
     try:
         spec = gpu_spec(gpu, memory=gpu_memory, capability=compute_capability)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from servewise.check.report import PARTS
+
 GIB = 2**30
 _MARK = {"ok": "ok", "note": "note", "warning": "WARN", "error": "FAIL"}
 _TITLES = {"build": "Build (kernel gate)", "recipe": "Recipe", "rules": "Model rules",
@@ -70,7 +72,7 @@ def check_markdown(report: dict[str, Any]) -> str:
         lines.append(f"| KV cache | {startup['kv_cache_tokens']:,} tokens, max concurrency "
                      f"{startup['max_concurrency']} (requests of max_model_len) |")
     lines.append("")
-    for part in ("build", "recipe", "rules", "settings", "memory", "pitfalls"):
+    for part in PARTS:
         found = [f for f in report["findings"] if f["part"] == part]
         if not found:
             continue
