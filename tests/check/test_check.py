@@ -258,11 +258,12 @@ def test_a_gpu_described_by_its_memory_is_planned_without_recipes(
 @pytest.mark.registry
 def test_a_refused_registry_image_bisects_its_own_repository(
         registry: Registry, capsys: pytest.CaptureFixture[str]) -> None:
-    push_image(registry, "vllm/vllm-openai", "nightly-0731",
+    # A repository of its own: the registry is shared by the session's tests.
+    push_image(registry, "check-test/vllm-openai", "nightly-0731",
                Image(layers=[build_tar(wheel_entries(BAD))]))
-    build = f"{registry.host}/vllm/vllm-openai:nightly-0731"
+    build = f"{registry.host}/check-test/vllm-openai:nightly-0731"
     code, report = _check(capsys, SEED_MODEL, "--gpu", SEED_GPU, "--build", build)
     assert code == 1
     problems = report["problems"]
     assert isinstance(problems, list) and problems[0]["part"] == "build"
-    assert f"servewise bisect {registry.host}/vllm/vllm-openai " in problems[0]["fix"]
+    assert f"servewise bisect {registry.host}/check-test/vllm-openai " in problems[0]["fix"]
