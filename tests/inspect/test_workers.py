@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import time
+from multiprocessing.connection import Connection
 
 import pytest
 
 from servewise.errors import SourceError
+from servewise.inspect import workers
 from servewise.inspect.workers import run_in_workers
 from support.processes import alive
 
@@ -55,3 +58,36 @@ def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
     with pytest.raises(SourceError) as info:
         list(run_in_workers(suicide, list(range(8)), 2, what=lambda n: f"member {n}"))
     assert "died (exit code -9)" in info.value.message and "member 3" in info.value.message
+
+
+def _late_serve(connection: Connection) -> None:
+    time.sleep(0.5)  # the moment between the fork and the worker's own SIGINT handling
+    workers._serve(connection, _double)
+
+
+def _double(item: int) -> int:
+    return item * 2
+
+
+def test_a_ctrl_c_right_after_the_fork_does_not_kill_a_worker() -> None:
+    """Ctrl-C reaches the whole process group, new workers included."""
+    context = multiprocessing.get_context("fork")
+    ours, theirs = context.Pipe()
+    worker = context.Process(target=_late_serve, args=(theirs,), daemon=True)
+    with workers._sigint_blocked():
+        worker.start()
+    theirs.close()
+    try:
+        assert worker.pid is not None
+        time.sleep(0.1)
+        os.kill(worker.pid, signal.SIGINT)  # before the worker ignores SIGINT
+        ours.send((0, 21))
+        assert ours.poll(30), f"the worker ended (exit code {worker.exitcode})"
+        assert ours.recv() == (0, 42)
+        ours.send(None)
+        worker.join(10)
+        assert worker.exitcode == 0
+    finally:
+        worker.kill()
+        worker.join()
+        ours.close()

@@ -12,11 +12,12 @@ parent dies first.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing
 import signal
 import sys
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
@@ -40,7 +41,11 @@ def _die_with_parent() -> None:
 
 def _serve(connection: Connection, function: Callable[[Any], Any]) -> None:
     """A worker's loop: receive ``(number, item)``, send ``(number, result)``; ``None`` ends it."""
+    # The worker was forked with SIGINT blocked (see _sigint_blocked): a Ctrl-C in the moment
+    # between the fork and this line waits, and is dropped once SIGINT is ignored.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _die_with_parent()
     while True:
         try:
@@ -51,6 +56,23 @@ def _serve(connection: Connection, function: Callable[[Any], Any]) -> None:
             return
         number, item = task
         connection.send((number, function(item)))
+
+
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Hold SIGINT back while workers are forked, so none starts able to die of a Ctrl-C.
+
+    A forked child keeps the parent's blocked signals; the parent's own Ctrl-C is delivered
+    when the block ends, so it still stops the scan.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _died(worker: BaseProcess, reading: str) -> SourceError:
@@ -94,7 +116,8 @@ def run_in_workers(
             ours, theirs = context.Pipe()
             started: BaseProcess = context.Process(target=_serve, args=(theirs, function),
                                                    daemon=True)
-            started.start()
+            with _sigint_blocked():
+                started.start()
             theirs.close()
             workers_of[ours] = started
         pending = iter(enumerate(items))
