@@ -172,7 +172,7 @@ def test_a_retry_after_past_the_deadline_is_not_waited_for() -> None:
         answer = send(client, client.build_request("GET", base + "/x"), Deadline.start(2),
                       host="h", what="x")
     assert answer.status_code == 503 and len(served.requests) == 1
-    assert elapsed(began) < 1.0
+    assert elapsed(began) < 1.5  # neither the 5 s asked for nor the 2 s deadline
 
 
 def test_a_long_rate_limit_is_reported_not_waited_for() -> None:
