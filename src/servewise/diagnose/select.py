@@ -500,9 +500,11 @@ def _distinct(errors: list[Match]) -> list[Match]:
 
 
 def _extracted(values: dict[str, FieldValue], engine: tuple[str, bool]) -> dict[str, FieldValue]:
-    """The values a finding reports: not the library (a field of its own), nor a guessed engine."""
+    """The values a finding reports: not the library (a field of its own), nor a guessed engine,
+    nor the engine's flag spellings the fix templates write with (``flag_*``: not read from
+    the log)."""
     return {k: v for k, v in values.items()
-            if k != "library" and (k != "engine" or engine[1])}
+            if k != "library" and (k != "engine" or engine[1]) and not k.startswith("flag_")}
 
 
 def _caller(match: Match, culprit: Culprit | None) -> str | None:
