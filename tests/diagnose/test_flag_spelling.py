@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from servewise.diagnose import diagnose_text
+from servewise.knowledge.diagnose_advice import flag_values
 
 SGLANG_WEIGHT_OOM = """\
 [2025-05-02 10:11:12 TP0] Load weight begin. avail mem=78.50 GB
@@ -47,3 +48,12 @@ def test_an_unknown_error_reports_only_what_the_log_says() -> None:
     assert root is not None and root.category == "unknown"
     assert dict(root.extracted) == {"exception": "ZeroDivisionError",
                                     "error": "ZeroDivisionError: division by zero"}
+
+
+def test_a_setting_sglang_lacks_takes_its_counterpart() -> None:
+    sglang = flag_values("sglang")
+    assert sglang["flag_gpu_memory_utilization"] == "--mem-fraction-static"
+    assert sglang["flag_max_num_batched_tokens"] == "--chunked-prefill-size"
+    assert sglang["flag_max_model_len"] == "--context-length"
+    assert flag_values("vllm")["flag_gpu_memory_utilization"] == "--gpu-memory-utilization"
+    assert flag_values("tgi") == flag_values("vllm")  # another engine: vLLM's spellings

@@ -8,11 +8,14 @@ prints the same page.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from servewise.errors import UsageError
 from servewise.knowledge._load import public_sources
 from servewise.knowledge.diagnose_rules import Rule, RuleSet
 from servewise.knowledge.diagnose_tables import written
+from servewise.knowledge.flags import flag_for, load_flag_table
 
 __all__ = ["rule_page", "rule_summary", "rule_to_dict", "rules_index"]
 
@@ -132,6 +135,9 @@ def rule_page(rule: Rule, rules: RuleSet) -> str:
         for key, value in (*step.flags, *step.env):
             lines.append(f"  - sets {_code(f'{key}={value}' if value else key)}")
     lines.append("")
+    spellings = _flag_spellings(rule)
+    if spellings:
+        lines += ["Flags are written as the log's engine spells them:", "", *spellings, ""]
     if rule.related:
         lines += ["## Related commands", "", *(f"- {_code(c)}" for c in rule.related), ""]
     if rule.example:
@@ -141,6 +147,35 @@ def rule_page(rule: Rule, rules: RuleSet) -> str:
         "TensorRT-LLM users; no single public thread pins it",)
     lines += ["## Sources", "", *(f"- {source}" for source in cited), ""]
     return "\n".join(lines)
+
+
+_FLAG_FIELD = re.compile(r"\{flag_(\w+)\}")
+
+
+def _flag_spellings(rule: Rule) -> list[str]:
+    """One line per ``{flag_…}`` of the fix steps: how vLLM and SGLang spell it."""
+    texts = [step.text for step in rule.fixes]
+    texts += [key for step in rule.fixes for key, _ in step.flags]
+    settings = dict.fromkeys(found for text in texts for found in _FLAG_FIELD.findall(text))
+    lines = []
+    table = load_flag_table()
+    for setting in settings:
+        counterpart = table.setting(setting).counterpart
+        spelled = []
+        for engine, name in (("vllm", "vLLM"), ("sglang", "SGLang")):
+            try:
+                spelled.append(f"{name} {_code(flag_for(engine, setting, table=table))}")
+                continue
+            except UsageError:
+                pass
+            try:
+                nearest = flag_for(engine, counterpart, table=table) if counterpart else None
+            except UsageError:
+                nearest = None
+            spelled.append(f"{name} {_code(nearest)} (its counterpart)" if nearest
+                           else f"{name} has none")
+        lines.append(f"- {_code('{flag_' + setting + '}')}: {', '.join(spelled)}")
+    return lines
 
 
 def rules_index(rules: RuleSet) -> str:

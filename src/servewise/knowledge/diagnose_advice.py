@@ -94,13 +94,19 @@ def flag_values(engine: str | None, version: str | None = None) -> dict[str, str
 @functools.cache
 def _flag_values(engine: str | None, version: str | None = None) -> dict[str, str]:
     """``flag_<setting>`` → the flag ``engine`` (vLLM when unknown or another engine) spells
-    it with at ``version``; a setting the engine lacks keeps vLLM's spelling."""
+    it with at ``version``. A setting the engine lacks takes the engine's counterpart
+    (SGLang's ``--mem-fraction-static`` for ``gpu_memory_utilization``), else vLLM's spelling."""
     name = engine if engine in ("vllm", "sglang") else "vllm"
+    table = load_flag_table()
     out: dict[str, str] = {}
-    for setting in load_flag_table():
-        for candidate in (name, "vllm", "sglang"):
+    for setting in table:
+        candidates = [(name, setting.id)]
+        if setting.counterpart:
+            candidates.append((name, setting.counterpart))
+        candidates += [("vllm", setting.id), ("sglang", setting.id)]
+        for candidate, setting_id in candidates:
             try:
-                out[f"flag_{setting.id}"] = flag_for(candidate, setting.id, version)
+                out[f"flag_{setting.id}"] = flag_for(candidate, setting_id, version, table)
                 break
             except ServewiseError:
                 continue
