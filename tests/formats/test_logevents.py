@@ -58,3 +58,37 @@ def test_normalize_path() -> None:
     assert normalize_path("/x/deepgemm/csrc/apis/../jit_kernels/impls/../heuristics/../../utils/"
                           "layout.hpp") == "/x/deepgemm/csrc/utils/layout.hpp"
     assert normalize_path("a\\b\\c.py") == "a/b/c.py"
+
+
+_RAISING = ('Traceback (most recent call last):\n'
+            '  File "/opt/tgi/server.py", line 231, in serve_inner\n'
+            '    model = get_model(\n'
+            '  File "/opt/tgi/models/__init__.py", line 1064, in get_model\n'
+            '    raise NotImplementedError("sharded is not supported for AutoModel")\n')
+
+
+def test_a_cut_exception_line_takes_the_raise_line() -> None:
+    (traceback,) = events(_RAISING + "\nNotImplementedEr\n")
+    assert traceback.text == "NotImplementedError: sharded is not supported for AutoModel"
+
+
+def test_a_traceback_cut_before_its_exception_takes_the_raise_line() -> None:
+    (traceback,) = events(_RAISING)
+    assert traceback.text == "NotImplementedError: sharded is not supported for AutoModel"
+
+
+def test_the_exception_line_wins_over_the_raise_line() -> None:
+    (traceback,) = events(_RAISING + "NotImplementedError: what it really said\n")
+    assert traceback.text == "NotImplementedError: what it really said"
+
+
+def test_a_raise_in_an_outer_frame_is_not_taken() -> None:
+    text = ('Traceback (most recent call last):\n  File "/a.py", line 1, in f\n'
+            '    raise ValueError("outer")\n  File "/b.py", line 2, in g\n    g()\n')
+    (traceback,) = events(text)
+    assert traceback.exception is None and "outer" not in traceback.text
+
+
+def test_another_exception_than_the_raised_one_keeps_its_own_name() -> None:
+    (traceback,) = events(_RAISING + "KeyError\n")
+    assert traceback.text == "KeyError"

@@ -31,6 +31,8 @@ reads, at the engine version the log names.
 
 ``tp_divisors`` (heads that do not divide by the tensor-parallel size): the sizes
 up to 16 that do.
+
+``flag_spelling`` (a command line the engine refused): see :mod:`.flag_advice`.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import math
 from collections.abc import Mapping
 
 from servewise.diagnose.fields import ceil2, floor2, known
+from servewise.diagnose.flag_advice import flag_spelling
 from servewise.diagnose.result import FieldValue
 from servewise.knowledge.diagnose_advice import ADVICE_FIELDS, utilization_figures
 
@@ -165,4 +168,6 @@ def compute_advice(advice: str | None, values: Mapping[str, FieldValue], engine:
         return memory_fraction(values, engine, gpu_total_gib)
     if advice == "max_model_len":
         return max_model_len(values, gpu_total_gib, engine)
+    if advice == "flag_spelling":
+        return flag_spelling(values, engine)
     return {}

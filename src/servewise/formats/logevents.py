@@ -43,6 +43,9 @@ _CHAIN = re.compile(
 )
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
 _EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<msg>.*))?$")
+# A traceback's source line that raises with a literal message: ``raise ValueError("...")``.
+_RAISE = re.compile(
+    r"""^raise\s+(?P<type>[A-Za-z_][\w.]*)\(\s*[fFrRuU]{0,2}(?P<q>["'])(?P<msg>[^"']+)(?P=q)""")
 _EXCEPTION_WORDS = re.compile(
     r"(?:Error|Exception|Exit|Interrupt|Failed|Failure|Fault|Abort|Timeout)$"
 )
@@ -143,6 +146,8 @@ class _Open:
     blank: int = 0
     exception_line: int | None = None
     chars: int = 0
+    raised: tuple[str, str] | None = None
+    """The innermost ``raise Type("literal")`` source line seen among the frames."""
 
 
 def _record_key(line: LogLine) -> tuple[str | None, str | None, str | None]:
@@ -308,6 +313,10 @@ class EventAssembler:
                     state.frames[-1] = _frame(frame, line.number)
                 return
             if not stripped or text[:1].isspace() or stripped.startswith(("^", "~", "...<")):
+                if stripped and not stripped.startswith(("^", "~", "...<")):
+                    # A frame's source line: only the last frame's raise says what was raised.
+                    raised = _RAISE.match(stripped)
+                    state.raised = (raised["type"], raised["msg"]) if raised else None
                 return  # source lines, carets, blank lines between TGI's frames
             if stripped == TRACEBACK_HEADER:
                 return
@@ -341,6 +350,7 @@ class EventAssembler:
             state.message.pop()
         kind = state.kind
         line = state.line
+        _use_the_raise_line(state)
         message = "\n".join(state.message)
         event = Event(
             kind=kind,
@@ -360,6 +370,22 @@ class EventAssembler:
             exception_line=state.exception_line,
         )
         return event
+
+
+def _use_the_raise_line(state: _Open) -> None:
+    """A traceback whose exception line was cut (``NotImplementedEr``) or never pasted takes
+    its type and message from the last frame's ``raise Type("message")`` source line."""
+    if state.kind != "traceback" or state.raised is None:
+        return
+    kind, text = state.raised
+    shown = state.exception
+    if any(part.strip() for part in state.message if part.strip() != (shown or "")):
+        return  # the message is there: it wins over the source
+    if shown is not None and not (kind.endswith(shown) or kind.rpartition(".")[2].startswith(
+            shown.rpartition(".")[2])):
+        return  # another exception than the one raised there
+    state.exception = kind
+    state.message = [text]
 
 
 def _frame(match: re.Match[str], number: int) -> Frame:

@@ -26,6 +26,7 @@ ADVICE_FIELDS: dict[str, tuple[str, ...]] = {
                         "fragmentation", "fraction_assumed", "need_gpu_memory",
                         "gpu_total_gib", "fraction_drop", "fraction_cap"),
     "tp_divisors": ("tp_choices",),
+    "flag_spelling": ("spelling_advice",),
     "max_model_len": ("max_model_len_fit", "max_model_len_basis", "kv_shortfall_gib",
                       "utilization_needed", "utilization_impractical", "gpu_total_gib",
                       "utilization_current", "fraction_cap"),

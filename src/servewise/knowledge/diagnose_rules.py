@@ -61,7 +61,7 @@ from servewise.knowledge.libraries import specificity
 RULES_FOLDER = "diagnose"
 KINDS = ("cause", "symptom", "wrapper", "noise", "fallback")
 STATUSES = ("stable", "preview", "deprecated")
-ADVICE = ("memory_fraction", "max_model_len", "tp_divisors")
+ADVICE = ("memory_fraction", "max_model_len", "tp_divisors", "flag_spelling")
 ALWAYS_FIELDS = frozenset(
     {"engine", "library", "category", "layer", "gpu", "gpu_id", "gpu_count", "model"}
 )
