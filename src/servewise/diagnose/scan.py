@@ -38,7 +38,7 @@ __all__ = ["GENERIC_KEYWORDS", "LogScanner", "Prefilter", "prefilter_keywords"]
 GENERIC_KEYWORDS = (
     "Traceback (most recent call last)", "Error", "Exception", "ERROR", "CRITICAL", "FATAL",
     "Fatal", "fatal", "[E]", "[E", "Assertion", "terminate called", "what():", "Killed",
-    "Segmentation fault", "core dumped", "Aborted", "failed", "Failed",
+    "Segmentation fault", "core dumped", "Aborted", "failed", "Failed", "error:", "panic:",
 )
 """Markers of any error, so that errors no rule knows are still found (as ``unknown``)."""
 
