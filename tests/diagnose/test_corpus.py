@@ -45,6 +45,13 @@ def test_the_corpus_is_large_enough_and_well_formed() -> None:
     assert all(e.cause for e in CORPUS if e.category == "root_cause_missing")
 
 
+def test_every_label_is_a_known_category() -> None:
+    from servewise.knowledge.diagnose_rules import load_rules
+
+    known = set(load_rules().categories)
+    assert sorted({e.category for e in CORPUS} - known) == []
+
+
 def test_no_excerpt_comes_from_a_held_out_source() -> None:
     shared = find_shared()
     if shared is None or not (shared / "data" / "heldout_sources.txt").is_file():

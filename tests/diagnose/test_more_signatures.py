@@ -1,0 +1,54 @@
+"""Signatures added for failures the first rules missed, one line each as engines print them."""
+
+from __future__ import annotations
+
+import pytest
+
+from servewise.diagnose import diagnose_text
+
+CASES = [
+    ('docker: Error response from daemon: could not select device driver "" with '
+     "capabilities: [[gpu]].", "no_gpu_visible", "driver", "NVIDIA Container Toolkit"),
+    ("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please "
+     "update your driver to a newer version, or use an earlier cuda container: unknown.",
+     "driver_too_old", "driver", "CUDA 12.4"),
+    ("huggingface_hub.errors.HFValidationError: Repo id must use alphanumeric chars or '-', "
+     "'_', '.', '--' and '..' are forbidden, '-' and '.' cannot start or end the name, max "
+     "length is 96: '/data/models/my model'.", "model_not_found", "huggingface_hub",
+     "/data/models/my model"),
+    ("h100-15:139:1092 [7] socket.c:485 NCCL WARN socketStartConnect: Connect to "
+     "10.0.0.82<38455> failed : Software caused connection abort", "nccl_system_error",
+     "nccl", "NCCL_SOCKET_IFNAME"),
+    ("ValueError: Unsupported architectures: ChatGLMForConditionalGeneration. Supported list: "
+     "['ChatGLMForCausalLM', 'LlamaForCausalLM']", "unknown_model_arch", "sglang-version",
+     "ChatGLMForConditionalGeneration"),
+    ("NotImplementedError: Sharded Llama requires Flash Attention enabled models.",
+     "fa_arch_unsupported", "flash_attn", "--num-shard 1"),
+    ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, "
+     "Hardware limit: 101376. Reducing block sizes or `num_stages` may help.",
+     "kernel_launch_resource_exceeded", "triton", "131072 bytes of shared memory"),
+    ("triton.runtime.errors.OutOfResources: out of resource: shared me",
+     "kernel_launch_resource_exceeded", "triton", "Upgrade triton"),
+]
+
+
+@pytest.mark.parametrize(("log", "category", "library", "in_fix"), CASES,
+                         ids=[case[1] + f"-{n}" for n, case in enumerate(CASES)])
+def test_a_line_names_its_cause(log: str, category: str, library: str, in_fix: str) -> None:
+    root = diagnose_text(log + "\n").root_cause
+    assert root is not None and (root.category, root.library) == (category, library), root
+    assert in_fix in " ".join(root.fix.steps)
+
+
+def test_a_long_quoted_message_is_classified_inside_its_wrapper() -> None:
+    """vLLM V0 quotes the worker's whole error; a PyTorch OOM is longer than 256 characters."""
+    oom = ("CUDA out of memory. Tried to allocate 1.95 GiB. GPU 1 has a total capacity of 22.09 "
+           "GiB of which 758.44 MiB is free. Process 2751070 has 21.35 GiB memory in use. Of the "
+           "allocated memory 20.90 GiB is allocated by PyTorch, and 85.19 MiB is reserved by "
+           "PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+           "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.")
+    log = ("(VllmWorkerProcess pid=67) ERROR 11-05 03:21:52 multiproc_worker_utils.py:233] "
+           "Exception in worker VllmWorkerProcess while processing method "
+           f"determine_num_available_blocks: {oom}, Traceback (most recent call last):\n")
+    root = diagnose_text(log).root_cause
+    assert root is not None and root.category == "oom_profile_run"
