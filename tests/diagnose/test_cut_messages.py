@@ -29,7 +29,8 @@ def _key_line(rule: Rule) -> tuple[list[str], int, int] | None:
 # an OOM's phase evidence (MEM002 needs the profiling run's markers and frames) and the sign
 # of the KV-cache figure (MEM008: "Available KV cache memory: -2.14 GiB").
 # DST004 (a hang at the first collective) is told from DST008 by its SeqNum, after the keyword.
-AFTER_THE_KEYWORD = {"MEM002", "MEM008", "DST004"}
+# KRN012 ("No module named '…'") is about the kernel modules it names, which follow the keyword.
+AFTER_THE_KEYWORD = {"MEM002", "MEM008", "DST004", "KRN012"}
 CASES = [rule for rule in RULES.rules
          if rule.kind in ("cause", "symptom") and rule.example and _key_line(rule) is not None
          and rule.id not in AFTER_THE_KEYWORD]

@@ -24,6 +24,17 @@ CASES = [
      "ChatGLMForConditionalGeneration"),
     ("NotImplementedError: Sharded Llama requires Flash Attention enabled models.",
      "fa_arch_unsupported", "flash_attn", "--num-shard 1"),
+    ("2023-07-20T12:31:14.506674Z  WARN text_generation_launcher: Could not import Flash "
+     "Attention enabled models: No module named 'vllm_cache_ops'\n\nNotImplementedError: "
+     "Sharded Llama requires Flash Attention enabled models.", "kernel_extension_not_installed",
+     "tgi-kernels", "make install-vllm"),
+    ("thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: \"org/model\" on "
+     "the Hub doesn't have a tokenizer', router/src/main.rs:101:70", "tokenizer_load_error",
+     "tgi-version", "tokenizer.json"),
+    ("ValueError: LoRA rank 64 is greater than max_lora_rank 16.", "lora_rank_exceeds_max",
+     "vllm-config", "--max-lora-rank 64"),
+    ("RuntimeError: gpt_marlin_gemm only supports bfloat16 and float16", "kernel_unsupported_dtype",
+     "vllm-kernels", "bfloat16"),
     ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, "
      "Hardware limit: 101376. Reducing block sizes or `num_stages` may help.",
      "kernel_launch_resource_exceeded", "triton", "131072 bytes of shared memory"),

@@ -92,3 +92,28 @@ def test_a_raise_in_an_outer_frame_is_not_taken() -> None:
 def test_another_exception_than_the_raised_one_keeps_its_own_name() -> None:
     (traceback,) = events(_RAISING + "KeyError\n")
     assert traceback.text == "KeyError"
+
+
+def test_an_exception_repr_above_its_traceback_is_one_event() -> None:
+    """vLLM V0 logs the exception's repr, then its traceback; the excerpt ends in the frames."""
+    p = "ERROR 10-11 12:27:29 engine.py:157] "
+    text = "\n".join([
+        p + "OutOfMemoryError('CUDA out of memory. Tried to allocate 138.00 MiB.')",
+        p + "Traceback (most recent call last):",
+        p + '  File "/v/vllm/engine/multiprocessing/engine.py", line 218, in run_engine_loop',
+        p + "    request_outputs = self.engine_step()",
+    ])
+    found = [e for e in events(text) if e.kind != "record" or e.level == "error"]
+    assert len(found) == 1
+    (traceback,) = found
+    assert traceback.text == "OutOfMemoryError: CUDA out of memory. Tried to allocate 138.00 MiB."
+    assert [f.function for f in traceback.frames] == ["run_engine_loop"]
+
+
+def test_a_record_that_is_not_a_repr_stays_its_own_event() -> None:
+    text = ("ERROR 10-11 12:27:29 engine.py:157] Engine loop failed\n"
+            "ERROR 10-11 12:27:29 engine.py:157] Traceback (most recent call last):\n"
+            'ERROR 10-11 12:27:29 engine.py:157]   File "/v/x.py", line 2, in f\n'
+            "ERROR 10-11 12:27:29 engine.py:157] ValueError: boom\n")
+    kinds = [e.kind for e in events(text)]
+    assert kinds == ["record", "traceback"]

@@ -30,7 +30,11 @@ TAXONOMY = {
 def test_every_taxonomy_category_has_a_rule() -> None:
     covered = {rule.category for rule in RULES.rules if rule.category}
     assert covered >= TAXONOMY
-    new = {c.id for c in RULES.categories.values() if c.new}
+    # A label only the corpus's measure-only part uses gets no rule: writing one would be
+    # writing against that part.
+    waiting = {c.id for c in RULES.categories.values() if not c.has_rule}
+    assert not covered & waiting
+    new = {c.id for c in RULES.categories.values() if c.new} - waiting
     # request_error is given by root-cause selection (a failed request on a running server),
     # not by a rule.
     assert covered - TAXONOMY - {"unknown", "root_cause_missing"} == new - {"request_error"}

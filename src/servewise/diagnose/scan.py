@@ -39,6 +39,7 @@ GENERIC_KEYWORDS = (
     "Traceback (most recent call last)", "Error", "Exception", "ERROR", "CRITICAL", "FATAL",
     "Fatal", "fatal", "[E]", "[E", "Assertion", "terminate called", "what():", "Killed",
     "Segmentation fault", "core dumped", "Aborted", "failed", "Failed", "error:", "panic:",
+    "panicked at",
 )
 """Markers of any error, so that errors no rule knows are still found (as ``unknown``)."""
 
@@ -209,7 +210,8 @@ class LogScanner:
             raise LogInputError("the log is empty", expected="an engine log", found="0 bytes",
                                 hint="pass the file the engine wrote, or pipe its output into "
                                 "`servewise diagnose -`")
-        return self.snapshot()
+        return self._collector.result(self._classifier, gpu_total_gib=self.gpu_total_gib,
+                                      gpu_name=self.gpu_name, lines=self._lines, ended=True)
 
     def close_open_event(self) -> None:
         """Classify an event still open (an exception whose last lines may yet come).

@@ -198,8 +198,9 @@ class Collector:
     # -- result ------------------------------------------------------------------
 
     def result(self, classifier: Classifier, *, gpu_total_gib: float | None = None,
-               gpu_name: str | None = None, lines: int = 0) -> Diagnosis:
-        """The diagnosis of everything added so far."""
+               gpu_name: str | None = None, lines: int = 0, ended: bool = False) -> Diagnosis:
+        """The diagnosis of everything added so far; ``ended``: the log is complete (a start
+        that stopped mid-way with no error is only a finding then, never while it streams)."""
         engine = classifier.engine()
         failing = [(run, data) for run, data in self._runs.items() if data.failed]
         if not failing:
@@ -210,6 +211,13 @@ class Collector:
                 hinted = _Builder(self.rules, classifier, gpu_total_gib, gpu_name, last[1])
                 cut = hinted.missing(hints=last[1].hints)
                 return Diagnosis(cut, (cut,), lines=lines, engine=engine,
+                                 runs=classifier.run_count)
+            phase = classifier.stalled(classifier.run_count - 1) if ended else None
+            if phase is not None:
+                builder = _Builder(self.rules, classifier, gpu_total_gib, gpu_name,
+                                   last[1] if last is not None else _RunData())
+                stuck = builder.stalled(phase)
+                return Diagnosis(stuck, (stuck,), lines=lines, engine=engine,
                                  runs=classifier.run_count)
             return Diagnosis(None, (), lines=lines, engine=engine, runs=classifier.run_count)
         _, data = failing[-1]
@@ -462,6 +470,22 @@ class _Builder:
             "server refused). Fix the request, or the limit it hit (for a prompt over the "
             "context length: a shorter prompt, or a larger --max-model-len if memory allows).",
         )), summary="A request failed; the server kept serving")
+
+    def stalled(self, phase: str) -> Finding:
+        """The ``root_cause_missing`` finding of a start that ended in ``phase`` with no error."""
+        rule = self.rules.fallback("root_cause_missing")
+        name = next((p.name for p in self.rules.tables.phases if p.id == phase), phase)
+        values: dict[str, FieldValue] = {"engine": self.classifier.engine() or "the engine",
+                                         "phase": phase, "stalled_phase": name}
+        fix, _ = self._fix(rule, values)
+        return Finding(
+            category="root_cause_missing", kind="fallback", library=None, layer="unknown",
+            rule=rule.id, rule_name=rule.name, summary="The log stops during start-up with no "
+            "error: a start that hangs there, or a log cut before its failure",
+            explanation=rule.explanation, evidence=(), extracted=dict(values), fix=fix,
+            related=self._related(rule, values), confidence=0.3, occurrences=1,
+            processes=(), first_line=0,
+        )
 
     def missing(self, hints: list[Match] | None = None) -> Finding:
         """The ``root_cause_missing`` finding when only wrappers (or, with ``hints``, only

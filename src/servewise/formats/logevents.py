@@ -46,6 +46,8 @@ _EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<msg>.*))?$")
 # A traceback's source line that raises with a literal message: ``raise ValueError("...")``.
 _RAISE = re.compile(
     r"""^raise\s+(?P<type>[A-Za-z_][\w.]*)\(\s*[fFrRuU]{0,2}(?P<q>["'])(?P<msg>[^"']+)(?P=q)""")
+# A record that is an exception's repr: ``OutOfMemoryError('CUDA out of memory. …')``.
+_REPR = re.compile(r"""^(?P<type>[A-Z]\w*(?:Error|Exception))\((?P<q>["'])(?P<msg>.+)(?P=q)\)$""")
 _EXCEPTION_WORDS = re.compile(
     r"(?:Error|Exception|Exit|Interrupt|Failed|Failure|Fault|Abort|Timeout)$"
 )
@@ -187,7 +189,14 @@ class EventAssembler:
         text = line.text
         state = self._open.get(key)
         if state is not None and not self._continues(state, line, text):
-            out.append(self._close(key))
+            if _repr_before_traceback(state, text):
+                # The exception's repr, then its traceback (vLLM V0): one failure, told by
+                # the traceback, which keeps the repr as its header.
+                del self._open[key]
+                if self._raw_owner == key:
+                    self._raw_owner = None
+            else:
+                out.append(self._close(key))
             state = None
         if state is not None:
             self._extend(state, line, text, key, out)
@@ -372,11 +381,27 @@ class EventAssembler:
         return event
 
 
+def _repr_before_traceback(state: _Open, text: str) -> bool:
+    """Whether an open record is an exception's repr and ``text`` starts its traceback."""
+    if state.kind != "record" or text.strip() != TRACEBACK_HEADER:
+        return False
+    lines = [part for part in state.message if part.strip()]
+    return len(lines) == 1 and _REPR.match(lines[0].strip()) is not None
+
+
 def _use_the_raise_line(state: _Open) -> None:
     """A traceback whose exception line was cut (``NotImplementedEr``) or never pasted takes
-    its type and message from the last frame's ``raise Type("message")`` source line."""
-    if state.kind != "traceback" or state.raised is None:
+    its type and message from the last frame's ``raise Type("message")`` source line, else
+    from the record that introduced it when that record is the exception's ``repr``
+    (vLLM V0 logs ``OutOfMemoryError('CUDA out of memory. …')`` above the traceback)."""
+    if state.kind != "traceback":
         return
+    if state.raised is None:
+        introduced = _REPR.match(state.header or "")
+        if introduced is None or state.exception is not None or any(
+                part.strip() for part in state.message):
+            return
+        state.raised = (introduced["type"], introduced["msg"])
     kind, text = state.raised
     shown = state.exception
     if any(part.strip() for part in state.message if part.strip() != (shown or "")):

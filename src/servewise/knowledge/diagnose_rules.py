@@ -162,6 +162,8 @@ class Category:
     """Not in the research taxonomy: added here, documented in ``notes``."""
     notes: str
     sources: tuple[str, ...]
+    has_rule: bool = True
+    """False for a label of the corpus's measure-only part that no rule was written for yet."""
 
 
 class RuleSet:
@@ -412,11 +414,13 @@ def _load_categories(folder: Path | None) -> tuple[Category, ...]:
     check_unique(entries)
     categories = []
     for entry in entries:
-        reader = EntryReader(entry, {"id", "title", "section", "new", "notes", "source"})
+        reader = EntryReader(entry, {"id", "title", "section", "new", "notes", "source",
+                                     "has_rule"})
         categories.append(Category(
             id=reader.string("id"), title=reader.string("title"),
             section=reader.string("section"), new=reader.boolean("new", False),
             notes=reader.optional_string("notes"), sources=reader.sources(),
+            has_rule=reader.boolean("has_rule", True),
         ))
         if categories[-1].new and not categories[-1].notes:
             raise reader.error("notes", "a new category says why no taxonomy id fits")
