@@ -31,6 +31,28 @@ CASES = [
     ("thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: \"org/model\" on "
      "the Hub doesn't have a tokenizer', router/src/main.rs:101:70", "tokenizer_load_error",
      "tgi-version", "tokenizer.json"),
+    ("[TensorRT-LLM][ERROR] maxTokensInPagedKvCache must be large enough to process at least 1 "
+     "sequence to completion (i.e. must be larger than beam_width * tokensPerBlock * "
+     "maxBlocksPerSeq)", "kv_cache_insufficient", "tensorrt_llm", "kv_cache_free_gpu_mem_fraction"),
+    ("main: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080", "port_in_use",
+     "llama.cpp-frontend", "8080"),
+    ("llama_model_load: error loading model: done_getting_tensors: wrong number of tensors; "
+     "expected 255, got 254", "model_file_invalid", "llama.cpp-version", "Upgrade llama.cpp"),
+    ("ValueError: Tokenizer class BaichuanTokenizer does not exist or is not currently imported.",
+     "tokenizer_load_error", "transformers", "trust_remote_code=True"),
+    ("what():  FlashInfer Internal Error: Invalid configuration : num_frags_x=1 num_frags_y=14 "
+     "num_frags_z=4 num_warps_x=4 num_warps_z=1 please create an issue", "head_size_unsupported",
+     "flashinfer", "multiples of 64"),
+    ("CUDA error: the provided PTX was compiled with an unsupported toolchain.", "driver_too_old",
+     "driver", "PTX"),
+    ("ROCm error: invalid device function", "no_kernel_image", "torch", "gfx target"),
+    ("ImportError: libmpi.so.12: cannot open shared object file: No such file or directory",
+     "shared_library_missing", "host", "libmpi.so.12"),
+    ("ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 292926534144",
+     "oom_workspace_alloc", "ggml", "compute buffer"),
+    ("[TensorRT-LLM][INFO] Loaded engine size: 68370 MiB\n[TensorRT-LLM][ERROR] "
+     "[deserialize.cpp::load::572] Error Code 2: OutOfMemory (Requested size was 69568823808 "
+     "bytes.)", "oom_weight_load", "tensorrt_llm", ""),
     ("ValueError: LoRA rank 64 is greater than max_lora_rank 16.", "lora_rank_exceeds_max",
      "vllm-config", "--max-lora-rank 64"),
     ("RuntimeError: gpt_marlin_gemm only supports bfloat16 and float16", "kernel_unsupported_dtype",
