@@ -134,3 +134,11 @@ def test_round_trip_any_settings(engine: str, data: st.DataObject) -> None:
     back = from_argv(engine, to_argv(engine, settings))
     assert back == settings, [f.name for f in fields(settings)
                               if getattr(back, f.name) != getattr(settings, f.name)]
+
+
+def test_the_nearest_spelling_falls_back_to_the_counterpart() -> None:
+    table = load_flag_table()
+    own = table.nearest_spelling("max_model_len", "sglang")
+    assert own is not None and (own[0].name, own[1]) == ("--context-length", False)
+    other = table.nearest_spelling("gpu_memory_utilization", "sglang")
+    assert other is not None and (other[0].name, other[1]) == ("--mem-fraction-static", True)

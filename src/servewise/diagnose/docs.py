@@ -8,14 +8,12 @@ prints the same page.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from servewise.errors import UsageError
 from servewise.knowledge._load import public_sources
-from servewise.knowledge.diagnose_rules import Rule, RuleSet
+from servewise.knowledge.diagnose_rules import Rule, RuleSet, template_names
 from servewise.knowledge.diagnose_tables import written
-from servewise.knowledge.flags import flag_for, load_flag_table
+from servewise.knowledge.flags import load_flag_table
 
 __all__ = ["rule_page", "rule_summary", "rule_to_dict", "rules_index"]
 
@@ -149,31 +147,25 @@ def rule_page(rule: Rule, rules: RuleSet) -> str:
     return "\n".join(lines)
 
 
-_FLAG_FIELD = re.compile(r"\{flag_(\w+)\}")
-
-
 def _flag_spellings(rule: Rule) -> list[str]:
     """One line per ``{flag_…}`` of the fix steps: how vLLM and SGLang spell it."""
     texts = [step.text for step in rule.fixes]
     texts += [key for step in rule.fixes for key, _ in step.flags]
-    settings = dict.fromkeys(found for text in texts for found in _FLAG_FIELD.findall(text))
-    lines = []
+    settings = dict.fromkeys(name.removeprefix("flag_") for text in texts
+                             for name in sorted(template_names(text), key=text.find)
+                             if name.startswith("flag_"))
     table = load_flag_table()
+    lines = []
     for setting in settings:
-        counterpart = table.setting(setting).counterpart
         spelled = []
         for engine, name in (("vllm", "vLLM"), ("sglang", "SGLang")):
-            try:
-                spelled.append(f"{name} {_code(flag_for(engine, setting, table=table))}")
-                continue
-            except UsageError:
-                pass
-            try:
-                nearest = flag_for(engine, counterpart, table=table) if counterpart else None
-            except UsageError:
-                nearest = None
-            spelled.append(f"{name} {_code(nearest)} (its counterpart)" if nearest
-                           else f"{name} has none")
+            found = table.nearest_spelling(setting, engine)
+            if found is None:
+                spelled.append(f"{name} has none")
+            else:
+                flag, counterpart = found
+                spelled.append(f"{name} {_code(flag.name)}"
+                               + (" (its counterpart)" if counterpart else ""))
         lines.append(f"- {_code('{flag_' + setting + '}')}: {', '.join(spelled)}")
     return lines
 

@@ -45,14 +45,11 @@ def _version(values: Mapping[str, FieldValue]) -> EngineVersion | None:
 def _own_spelling(table: FlagTable, setting: Setting, engine: str,
                   version: EngineVersion | None) -> str | None:
     """How ``engine`` spells ``setting`` at ``version``, or its counterpart setting."""
-    spelling = setting.spelling(engine, version)
-    if spelling is not None:
-        return spelling.name
-    if setting.counterpart:
-        other = table.setting(setting.counterpart).spelling(engine, version)
-        if other is not None:
-            return f"{other.name} (its counterpart setting)"
-    return None
+    found = table.nearest_spelling(setting.id, engine, version)
+    if found is None:
+        return None
+    spelling, counterpart = found
+    return f"{spelling.name} (its counterpart setting)" if counterpart else spelling.name
 
 
 def advise_flag(table: FlagTable, flag: str, engine: str | None,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from servewise.errors import ServewiseError
 from servewise.knowledge.accounting import EngineConstants, load_engine_constants
-from servewise.knowledge.flags import flag_for, load_flag_table
+from servewise.knowledge.flags import load_flag_table
 from servewise.versions import EngineVersion
 
 __all__ = ["ADVICE_FIELDS", "UtilizationFigures", "flag_fields", "flag_values",
@@ -98,18 +98,17 @@ def _flag_values(engine: str | None, version: str | None = None) -> dict[str, st
     it with at ``version``. A setting the engine lacks takes the engine's counterpart
     (SGLang's ``--mem-fraction-static`` for ``gpu_memory_utilization``), else vLLM's spelling."""
     name = engine if engine in ("vllm", "sglang") else "vllm"
+    try:
+        at = None if version is None else EngineVersion.coerce(version)
+    except ServewiseError:
+        return {}
     table = load_flag_table()
     out: dict[str, str] = {}
     for setting in table:
-        candidates = [(name, setting.id)]
-        if setting.counterpart:
-            candidates.append((name, setting.counterpart))
-        candidates += [("vllm", setting.id), ("sglang", setting.id)]
-        for candidate, setting_id in candidates:
-            try:
-                out[f"flag_{setting.id}"] = flag_for(candidate, setting_id, version, table)
-                break
-            except ServewiseError:
-                continue
+        found = table.nearest_spelling(setting.id, name, at)
+        spelling = found[0] if found else (setting.spelling("vllm", at)
+                                           or setting.spelling("sglang", at))
+        if spelling is not None:
+            out[f"flag_{setting.id}"] = spelling.name
     return out
 

@@ -187,6 +187,22 @@ class FlagTable:
                              hint="known settings: " + ", ".join(self._settings),
                              found=setting_id) from None
 
+    def nearest_spelling(self, setting_id: str, engine: str,
+                         version: EngineVersion | None = None
+                         ) -> tuple[FlagSpelling, bool] | None:
+        """How ``engine`` writes ``setting_id`` at ``version``, else its counterpart setting
+        (SGLang's ``--mem-fraction-static`` for ``gpu_memory_utilization``): the spelling and
+        whether it is the counterpart's; None when the engine has neither."""
+        setting = self.setting(setting_id)
+        spelling = setting.spelling(engine, version)
+        if spelling is not None:
+            return spelling, False
+        if setting.counterpart:
+            other = self.setting(setting.counterpart).spelling(engine, version)
+            if other is not None:
+                return other, True
+        return None
+
     def lookup(self, engine: str, flag: str, version: EngineVersion | None = None
                ) -> tuple[Setting, FlagSpelling] | None:
         """The setting ``engine`` reads from ``flag`` (any spelling of any version), or None.
