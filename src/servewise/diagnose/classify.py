@@ -232,17 +232,15 @@ class Classifier:
         texts = [event.text, event.header or ""]
         return any(p.search(text) for p in phase.request_messages for text in texts)
 
-    def stalled(self, run: int) -> str | None:
-        """The phase run ``run`` was in when its log ended, when it started up and never came
-        up, failed or stopped: a start that hangs (or was still going when the log was cut)."""
-        for item in self._runs:
-            if item.index != run:
-                continue
-            if item.serving_line is not None or item.shutdown_line is not None or not item.stages:
-                return None
-            phase = item.stages[-1][1]
-            return None if phase == "serving" else phase
-        return None
+    def stalled(self) -> str | None:
+        """The phase the last run was in when the log ended, when it started up and never
+        came up, failed or stopped: a start that hangs (or was still going when the log was
+        cut)."""
+        run = self.run
+        if run.serving_line is not None or run.shutdown_line is not None or not run.stages:
+            return None
+        phase = run.stages[-1][1]
+        return None if phase == "serving" else phase
 
     def stage(self, line: int) -> str | None:
         """The last phase a marker line entered before ``line``."""

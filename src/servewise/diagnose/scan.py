@@ -210,8 +210,7 @@ class LogScanner:
             raise LogInputError("the log is empty", expected="an engine log", found="0 bytes",
                                 hint="pass the file the engine wrote, or pipe its output into "
                                 "`servewise diagnose -`")
-        return self._collector.result(self._classifier, gpu_total_gib=self.gpu_total_gib,
-                                      gpu_name=self.gpu_name, lines=self._lines, ended=True)
+        return self._result(ended=True)
 
     def close_open_event(self) -> None:
         """Classify an event still open (an exception whose last lines may yet come).
@@ -225,8 +224,11 @@ class LogScanner:
 
     def snapshot(self) -> Diagnosis:
         """The diagnosis of what was fed so far (open events are not yet included)."""
+        return self._result(ended=False)
+
+    def _result(self, *, ended: bool) -> Diagnosis:
         return self._collector.result(self._classifier, gpu_total_gib=self.gpu_total_gib,
-                                      gpu_name=self.gpu_name, lines=self._lines)
+                                      gpu_name=self.gpu_name, lines=self._lines, ended=ended)
 
     @property
     def lines(self) -> int:

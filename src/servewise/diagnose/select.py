@@ -212,7 +212,7 @@ class Collector:
                 cut = hinted.missing(hints=last[1].hints)
                 return Diagnosis(cut, (cut,), lines=lines, engine=engine,
                                  runs=classifier.run_count)
-            phase = classifier.stalled(classifier.run_count - 1) if ended else None
+            phase = classifier.stalled() if ended else None
             if phase is not None:
                 builder = _Builder(self.rules, classifier, gpu_total_gib, gpu_name,
                                    last[1] if last is not None else _RunData())

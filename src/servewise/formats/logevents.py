@@ -324,7 +324,7 @@ class EventAssembler:
             if not stripped or text[:1].isspace() or stripped.startswith(("^", "~", "...<")):
                 if stripped and not stripped.startswith(("^", "~", "...<")):
                     # A frame's source line: only the last frame's raise says what was raised.
-                    raised = _RAISE.match(stripped)
+                    raised = _RAISE.match(stripped) if stripped[:5] == "raise" else None
                     state.raised = (raised["type"], raised["msg"]) if raised else None
                 return  # source lines, carets, blank lines between TGI's frames
             if stripped == TRACEBACK_HEADER:

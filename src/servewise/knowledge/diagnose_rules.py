@@ -61,7 +61,6 @@ from servewise.knowledge.libraries import specificity
 RULES_FOLDER = "diagnose"
 KINDS = ("cause", "symptom", "wrapper", "noise", "fallback")
 STATUSES = ("stable", "preview", "deprecated")
-ADVICE = ("memory_fraction", "max_model_len", "tp_divisors", "flag_spelling")
 ALWAYS_FIELDS = frozenset(
     {"engine", "library", "category", "layer", "gpu", "gpu_id", "gpu_count", "model"}
 )
@@ -217,7 +216,8 @@ class RuleSet:
         return next(r for r in self.rules if r.kind == "fallback" and r.category == category)
 
 
-def _template_names(text: str) -> set[str]:
+def template_names(text: str) -> set[str]:
+    """The field names a fix or library template uses (``{flag_dtype}`` → ``flag_dtype``)."""
     names = set()
     for _, name, _, _ in string.Formatter().parse(text):
         if name:
@@ -254,9 +254,9 @@ def _fix_steps(reader: EntryReader, available: set[str]) -> tuple[FixStep, ...]:
                 raise reader.error("fix", f"step {index + 1}: {name} must be a list of strings")
         flags = _pairs(reader, item.get("flags"), "fix")
         env = _pairs(reader, item.get("env"), "fix")
-        used = _template_names(text)
+        used = template_names(text)
         for key, value in (*flags, *env):
-            used |= _template_names(value) | _template_names(key)
+            used |= template_names(value) | template_names(key)
         missing = used - set(when) - ALWAYS_FIELDS - _flag_fields()
         if missing:
             raise reader.error("fix", f"step {index + 1} uses {sorted(missing)} without "
@@ -356,8 +356,9 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
             raise reader.error("facts", "unknown fact", expected=", ".join(sorted(fact_ids)),
                                found=fact)
     advice = reader.optional_string("advice") or None
-    if advice is not None and advice not in ADVICE:
-        raise reader.error("advice", "unknown advice", expected=", ".join(ADVICE), found=advice)
+    if advice is not None and advice not in _advice_names():
+        raise reader.error("advice", "unknown advice", expected=", ".join(_advice_names()),
+                           found=advice)
     extract = expanded_regexes(reader, "extract", tables)
     precedence = reader.entry.data.get("precedence", 0)
     if isinstance(precedence, bool) or not isinstance(precedence, int):
@@ -382,7 +383,7 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
                  | set(_advice_fields(advice)))
     if kind == "fallback":
         available = set()  # its values come from the wrappers and errors it reports
-    unknown_library = _template_names(library) - (available or ALWAYS_FIELDS)
+    unknown_library = template_names(library) - (available or ALWAYS_FIELDS)
     if unknown_library:
         raise reader.error("library", f"uses unknown field(s) {sorted(unknown_library)}",
                            found=library)
@@ -400,6 +401,13 @@ def _flag_fields() -> frozenset[str]:
     from servewise.knowledge.diagnose_advice import flag_fields
 
     return flag_fields()
+
+
+def _advice_names() -> tuple[str, ...]:
+    """The advice a rule may name: those :data:`ADVICE_FIELDS` describes."""
+    from servewise.knowledge.diagnose_advice import ADVICE_FIELDS
+
+    return tuple(ADVICE_FIELDS)
 
 
 def _advice_fields(advice: str | None) -> tuple[str, ...]:
