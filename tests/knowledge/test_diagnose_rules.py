@@ -51,6 +51,14 @@ def test_every_rule_is_complete() -> None:
         assert rule.file.endswith(f"{rule.id}.toml")
 
 
+def test_every_rule_has_a_fix_for_a_message_cut_before_its_values() -> None:
+    """A message cut short matches by keyword alone, with no values read: some step of its
+    fix must need none, or the finding would say what failed and nothing to do about it."""
+    for rule in RULES.rules:
+        if rule.kind in ("cause", "symptom"):
+            assert any(not step.when for step in rule.fixes), rule.id
+
+
 def test_lookup_by_id_name_or_category() -> None:
     assert RULES.find("mem004").id == "MEM004"
     assert RULES.find("workspace-allocation-out-of-memory").id == "MEM004"

@@ -242,6 +242,11 @@ class Classifier:
         phase = run.stages[-1][1]
         return None if phase == "serving" else phase
 
+    def came_up(self) -> bool:
+        """Whether the last run reached serving or was shut down: a log of a server, not
+        only of a failure."""
+        return self.run.serving_line is not None or self.run.shutdown_line is not None
+
     def stage(self, line: int) -> str | None:
         """The last phase a marker line entered before ``line``."""
         run = self._run_of(line)

@@ -39,9 +39,11 @@ GENERIC_KEYWORDS = (
     "Traceback (most recent call last)", "Error", "Exception", "ERROR", "CRITICAL", "FATAL",
     "Fatal", "fatal", "[E]", "[E", "Assertion", "terminate called", "what():", "Killed",
     "Segmentation fault", "core dumped", "Aborted", "failed", "Failed", "error:", "panic:",
-    "panicked at",
+    "panicked at", "current device: ",
 )
-"""Markers of any error, so that errors no rule knows are still found (as ``unknown``)."""
+"""Markers of any error, so that errors no rule knows are still found (as ``unknown``); and
+``current device:``, the second line of ggml's CUDA errors, which names the function and the
+file (the library) that hit them."""
 
 LOOKBACK_LINES = 200
 """At most this many traceback lines above a hit are parsed with it (and kept from the end

@@ -219,6 +219,13 @@ class Collector:
                 stuck = builder.stalled(phase)
                 return Diagnosis(stuck, (stuck,), lines=lines, engine=engine,
                                  runs=classifier.run_count)
+            if ended and lines and not classifier.came_up():
+                # No error, no start, no running server: an excerpt that left the failure out.
+                builder = _Builder(self.rules, classifier, gpu_total_gib, gpu_name,
+                                   last[1] if last is not None else _RunData())
+                quiet = builder.quiet()
+                return Diagnosis(quiet, (quiet,), lines=lines, engine=engine,
+                                 runs=classifier.run_count)
             return Diagnosis(None, (), lines=lines, engine=engine, runs=classifier.run_count)
         _, data = failing[-1]
         builder = _Builder(self.rules, classifier, gpu_total_gib, gpu_name, data)
@@ -484,6 +491,23 @@ class _Builder:
             "error: a start that hangs there, or a log cut before its failure",
             explanation=rule.explanation, evidence=(), extracted=dict(values), fix=fix,
             related=self._related(rule, values), confidence=0.3, occurrences=1,
+            processes=(), first_line=0,
+        )
+
+    def quiet(self) -> Finding:
+        """The ``root_cause_missing`` finding of a log that shows no error, no start-up and no
+        running server: what was pasted is not the part that failed."""
+        rule = self.rules.fallback("root_cause_missing")
+        # Nothing is read from the log: not even the engine (found only on the lines a
+        # keyword brought in, so a guess here would depend on the pre-filter).
+        values: dict[str, FieldValue] = {}
+        fix, _ = self._fix(rule, values)
+        return Finding(
+            category="root_cause_missing", kind="fallback", library=None, layer="unknown",
+            rule=rule.id, rule_name=rule.name, summary="No error and no running server in this "
+            "log: if the deployment failed, the lines that show how are not in it",
+            explanation=rule.explanation, evidence=(), extracted=dict(values), fix=fix,
+            related=self._related(rule, values), confidence=0.2, occurrences=1,
             processes=(), first_line=0,
         )
 

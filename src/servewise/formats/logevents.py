@@ -54,6 +54,7 @@ _EXCEPTION_WORDS = re.compile(
 # Lines that continue the message above them: C++ backtraces, ``what():``, indented text.
 _CONTINUATION = re.compile(
     r"^(?:\s+\S|\d+\s+0x[0-9a-fA-F]+\s|frame #\d+:|Exception raised from |what\(\):|"
+    r"current device: \d+, in function |"
     r"\.\.\.<\d+ lines>\.\.\.)"
 )
 _NEW_START = re.compile(

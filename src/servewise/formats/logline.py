@@ -51,7 +51,7 @@ _TGI = re.compile(
 _DOCKER_TS = re.compile(r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) ")
 _COMPOSE = re.compile(r"(?P<service>[A-Za-z0-9][\w.-]*)\s+\| ")
 _JOURNAL = re.compile(
-    r"(?P<ts>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>[\w.-]+) "
+    r"(?P<ts>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?:(?P<host>[\w.-]+) )?"
     r"(?P<unit>[\w@.\-/]+?)(?:\[(?P<pid>\d+)\])?: "
 )
 _BUILDKITE = re.compile(r"(?:>\s+\|\s+)?\[(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\] ")
