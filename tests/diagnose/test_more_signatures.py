@@ -62,6 +62,34 @@ CASES = [
      "kernel_launch_resource_exceeded", "triton", "131072 bytes of shared memory"),
     ("triton.runtime.errors.OutOfResources: out of resource: shared me",
      "kernel_launch_resource_exceeded", "triton", "Upgrade triton"),
+    # Issue 18, round 4 (each line as an engine prints it)
+    ("NotImplementedError: Error in calling custom op cutlass_scaled_mm: No compiled "
+     "cutlass_scaled_mm for a compute capability less than CUDA device capability: 75",
+     "kernel_unsupported_arch", "vllm-kernels", "compute capability 75"),
+    ("requests.exceptions.ConnectionError: (MaxRetryError(\"HTTPSConnectionPool(host="
+     "'huggingface.co', port=443): Max retries exceeded with url: /api/models/org/m/revision/"
+     "main (Caused by NewConnectionError('Failed to establish a new connection'))\"))",
+     "hf_hub_unreachable", "huggingface_hub", "hf download"),
+    ("torch.distributed.DistStoreError: Timed out after 601 seconds waiting for clients. 1/4 "
+     "clients joined.", "distributed_init_timeout", "vllm-distributed", "rendezvous"),
+    ("ValueError: Not enough resources to allocate 2 placement groups, only created 1 "
+     "placement groups.", "ray_multinode_placement", "ray", "ray status"),
+    ("NotImplementedError: awq quantization is not supported for AutoModel rank=0",
+     "unknown_model_arch", "tgi-version", "AutoModel fallback"),
+    ("ValueError: max_num_batched_tokens (2048) is smaller than max_model_len (8192).",
+     "engine_args_invalid", "vllm-config", "--max-num-batched-tokens 8192"),
+    ("NotImplementedError: Pipeline parallelism is not supported for this model. Supported "
+     "models implement the `SupportsPP` interface.", "parallel_mode_unsupported", "vllm-version",
+     "tensor parallelism"),
+    ("AssertionError: fp8e4nv data type is not supported on CUDA arch < 89",
+     "kv_cache_dtype_unsupported", "triton", "fp8_e5m2"),
+    ("The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR "
+     "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. "
+     "There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer "
+     "due to high memory usage.", "host_oom_killed", "host", "dmesg"),
+    ("ValueError: As of transformers v4.44, default chat template is no longer allowed, so you "
+     "must provide a chat template if the tokenizer does not define one.", "request_error",
+     "vllm-config", "--chat-template"),
 ]
 
 

@@ -63,7 +63,7 @@ def test_a_tgi_shard_that_fails_on_oom_while_loading_weights() -> None:
     TGI's weight reader, is the cause (not a wrapper, not root_cause_missing)."""
     root = diagnose_text((LOGS / "tgi_shard_oom_weight_load.log").read_text()).root_cause
     assert root is not None
-    assert (root.category, root.library) == ("oom_weight_load", "tgi-loader")
+    assert (root.category, root.library) == ("oom_weight_load", "torch")
     assert root.extracted.get("phase") == "weight_load"
 
 
@@ -72,3 +72,32 @@ def test_an_unknown_architecture_cut_short(cut: str) -> None:
     text = f"ValueError: Model architectures ['Qwen3NextForCausalLM'] {cut}\n"
     root = diagnose_text(text).root_cause
     assert root is not None and root.category == "unknown_model_arch", cut
+
+
+@pytest.mark.parametrize("prefix", ["", "Jun 18 22:16:41 ollama[116408]: "])
+def test_ggml_names_its_file_on_the_line_after_a_cuda_error(prefix: str) -> None:
+    """llama.cpp prints where a CUDA error happened on the next line (indented in newer
+    releases, not in older ones); that line names ggml as the library."""
+    for indent in ("", "  "):
+        text = (f"{prefix}CUDA error: an illegal memory access was encountered\n"
+                f"{prefix}{indent}current device: 0, in function ggml_backend_cuda_buffer_get_"
+                "tensor at C:\\llama.cpp\\ggml-cuda.cu:10939\n"
+                f"{prefix}cudaDeviceSynchronize()\n")
+        root = diagnose_text(text).root_cause
+        assert root is not None
+        assert (root.category, root.library) == ("cuda_illegal_memory_access", "ggml"), indent
+
+
+def test_ncclsystemerror_defers_to_the_shared_memory_error_it_names() -> None:
+    text = ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+            "NCCLUtils.hpp:317, unhandled system error (run with NCCL_DEBUG=INFO for details), "
+            "NCCL version 2.21.5\n"
+            "ncclSystemError: System call (e.g. socket, malloc) or external library call failed "
+            "or device error.\nLast error:\n"
+            "Error while creating shared memory segment /dev/shm/nccl-F9ffgB (size 9637888)\n")
+    root = diagnose_text(text).root_cause
+    assert root is not None and root.category == "nccl_shm_too_small"
+    # Alone, the generic error is the root cause.
+    alone = diagnose_text(text.split("\n")[0] + "\n").root_cause
+    assert alone is not None and alone.category == "nccl_system_error"
+

@@ -57,6 +57,7 @@ def test_ray_repeat_count_and_ranks() -> None:
     "2026-09-22T06:50:07.810074780Z ",  # docker logs --timestamps
     "qwen3.5-4b  | ",  # docker compose
     "Oct 02 22:13:46 gpu-node vllm[1234]: ",  # journald
+    "Jun 18 22:16:41 ollama[116408]: ",  # journald, pasted without the host name
     ">   | [2024-09-05T00:38:34Z] ",  # Buildkite
     "2026-01-01T00:00:00.000000000Z stderr F ",  # Kubernetes CRI
     "\x1b[1;36m",  # colour

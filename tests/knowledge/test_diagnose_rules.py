@@ -36,8 +36,9 @@ def test_every_taxonomy_category_has_a_rule() -> None:
     assert not covered & waiting
     new = {c.id for c in RULES.categories.values() if c.new} - waiting
     # request_error is given by root-cause selection (a failed request on a running server),
-    # not by a rule.
-    assert covered - TAXONOMY - {"unknown", "root_cause_missing"} == new - {"request_error"}
+    # and by a rule when the failure is a known one (a model with no chat template).
+    assert covered - TAXONOMY - {"unknown", "root_cause_missing", "request_error"} == (
+        new - {"request_error"})
     assert all(RULES.categories[c].notes for c in new)
 
 
@@ -57,6 +58,13 @@ def test_every_rule_has_a_fix_for_a_message_cut_before_its_values() -> None:
     for rule in RULES.rules:
         if rule.kind in ("cause", "symptom"):
             assert any(not step.when for step in rule.fixes), rule.id
+
+
+def test_a_rule_defers_only_to_known_categories() -> None:
+    assert RULES.get("DST002").defers_to  # type: ignore[union-attr]
+    for rule in RULES.rules:
+        assert set(rule.defers_to) <= set(RULES.categories), rule.id
+        assert rule.category not in rule.defers_to, rule.id
 
 
 def test_lookup_by_id_name_or_category() -> None:

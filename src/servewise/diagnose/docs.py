@@ -38,6 +38,7 @@ def rule_to_dict(rule: Rule) -> dict[str, Any]:
     return {
         **rule_summary(rule),
         "precedence": rule.precedence,
+        "defers_to": list(rule.defers_to),
         "keywords": list(rule.keywords),
         "signatures": [
             {"pattern": written(s.pattern.pattern), "library": s.library, "engine": s.engine}
@@ -97,6 +98,8 @@ def rule_page(rule: Rule, rules: RuleSet) -> str:
         table.append(("names the phase", f"`{rule.phase}`"))
     if rule.precedence:
         table.append(("precedence", str(rule.precedence)))
+    if rule.defers_to:
+        table.append(("defers to", ", ".join(f"`{c}` a few lines below" for c in rule.defers_to)))
     if rule.advice:
         table.append(("advice", f"`{rule.advice}`"))
     lines += ["| | |", "|---|---|", *(f"| {key} | {value} |" for key, value in table), ""]

@@ -62,10 +62,18 @@ RULES_FOLDER = "diagnose"
 KINDS = ("cause", "symptom", "wrapper", "noise", "fallback")
 STATUSES = ("stable", "preview", "deprecated")
 ALWAYS_FIELDS = frozenset(
-    {"engine", "library", "category", "layer", "gpu", "gpu_id", "gpu_count", "model"}
+    {"engine", "engine_runtime", "library", "category", "layer", "gpu", "gpu_id", "gpu_count",
+     "model"}
 )
 """Fields every fix step may use without listing them in ``when`` (a placeholder such as
 ``NAME`` stands in for an unknown GPU or model)."""
+ENGINE_RUNTIME = {"vllm": "torch", "sglang": "torch", "tgi": "torch",
+                  "tensorrt_llm": "tensorrt_llm", "llama.cpp": "ggml"}
+"""The library each engine allocates GPU memory and runs kernels through (``engine_runtime``):
+an out-of-memory error in vLLM, SGLang or TGI is PyTorch's caching allocator's, in
+TensorRT-LLM its own runtime's (also in its PyTorch backend, as its issues label it:
+NVIDIA/TensorRT-LLM#6281), in llama.cpp ggml's backend's."""
+
 CONTEXT_FIELDS = frozenset({"api", "caller", "phase", "engine_version"})
 """Fields the diagnosis adds when it knows them (attribution, phase, version)."""
 
@@ -73,6 +81,7 @@ FIELDS = frozenset({
     "id", "name", "summary", "category", "kind", "status", "engines", "layer", "library",
     "precedence", "keywords", "signature", "phases", "evidence_any", "exclude", "extract",
     "facts", "advice", "phase", "fix", "related", "explanation", "source", "example", "notes",
+    "defers_to",
 })
 _SIGNATURE_FIELDS = {"pattern", "library", "engine"}
 _FIX_FIELDS = {"text", "when", "unless", "flags", "env"}
@@ -121,6 +130,9 @@ class Rule:
     layer: str
     library: str
     precedence: int
+    defers_to: tuple[str, ...]
+    """Categories whose cause, found a few lines below this one's, is the root cause instead
+    (a generic message followed by the specific one that explains it)."""
     keywords: tuple[str, ...]
     signatures: tuple[Signature, ...]
     phases: tuple[str, ...]
@@ -363,6 +375,7 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
     precedence = reader.entry.data.get("precedence", 0)
     if isinstance(precedence, bool) or not isinstance(precedence, int):
         raise reader.error("precedence", "must be an integer", found=repr(precedence))
+    defers_to = reader.strings("defers_to", required=False)
     library = reader.string("library")
     if library.startswith("auto") and library not in ("auto",) and not library.startswith(
             "auto:"):
@@ -371,7 +384,7 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
     rule = Rule(
         id=ident, name=name, summary=reader.string("summary"), category=category, kind=kind,
         status=status, engines=engines, layer=layer, library=library, precedence=precedence,
-        keywords=keywords, signatures=signatures, phases=phases,
+        defers_to=defers_to, keywords=keywords, signatures=signatures, phases=phases,
         evidence_any=expanded_regexes(reader, "evidence_any", tables),
         exclude=expanded_regexes(reader, "exclude", tables),
         extract=extract, facts=facts, advice=advice, phase=implied_phase, fixes=(),

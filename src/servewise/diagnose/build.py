@@ -1,0 +1,366 @@
+"""Findings from what root-cause selection kept: culprit, values, advice, fix, confidence.
+
+:class:`Builder` turns one rule's aggregate (or an unclassified error, a stalled start, a log
+that shows nothing) into a :class:`~servewise.diagnose.result.Finding`: the library from the
+rule or from attribution, the values read from the log and its facts, the fix steps whose
+fields are known, and how sure it is (:func:`confidence`).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+from servewise.diagnose.advice import compute_advice
+from servewise.diagnose.attribute import Culprit, attribute, attribute_path
+from servewise.diagnose.classify import Classifier, Match, engine_name
+from servewise.diagnose.fields import known, render
+from servewise.diagnose.result import Evidence, FieldValue, Finding, Fix
+from servewise.knowledge.diagnose_advice import flag_values
+from servewise.knowledge.diagnose_rules import ENGINE_RUNTIME, Rule, RuleSet
+
+if TYPE_CHECKING:
+    from servewise.diagnose.select import _Aggregate, _RunData
+
+__all__ = ["MAX_EVIDENCE", "Builder", "catalog_id", "confidence", "first_text"]
+
+MAX_EVIDENCE = 6
+TEXT_LIMIT = 400
+
+_CALLER_LAYERS = ("engine_config", "engine_runtime", "frontend", "model_loader", "orchestration")
+_PLACEHOLDERS: dict[str, FieldValue] = {
+    "gpu": "NAME", "gpu_id": "NAME", "gpu_count": "COUNT", "model": "MODEL", "image": "IMAGE",
+}
+
+
+@functools.cache
+def catalog_id(name: str) -> str | None:
+    """The GPU catalog's id for a GPU name as a log or ``--gpu`` spells it (``None``: unknown).
+
+    Related commands use it, so that they run as printed (``--gpu h200``, not a display name).
+    """
+    from servewise.errors import ServewiseError
+    from servewise.knowledge.gpus import load_gpu_catalog
+
+    try:
+        return load_gpu_catalog().find(name).id
+    except ServewiseError:
+        return None
+
+
+def first_text(match: Match) -> str:
+    """The first line of what a match found (its last frame when the message was cut)."""
+    event = match.event
+    text = event.text if not match.quoted else event.message
+    lines = [line for line in text.splitlines() if line.strip()]
+    first = lines[0].strip() if lines else ""
+    if not first and event.frames:  # a traceback cut before its exception: its last frame
+        frame = event.frames[-1]
+        first = f'File "{frame.path}", line {frame.line}, in {frame.function} (cut here)'
+    return first[:TEXT_LIMIT]
+
+
+def confidence(*, kind: str, literal: int, phase_evidence: bool, wrapped: bool, count: int,
+               processes: int, complete: bool, own: bool, status: str) -> float:
+    """How sure a finding is, from its evidence.
+
+    A cause starts at 0.55 (a symptom at 0.40), plus up to 0.25 for how specific
+    the matched signature is (literal characters, 40 or more counts fully), 0.08
+    when the event itself showed the phase or evidence the rule asks for, 0.07
+    when wrappers agree (one quotes it, or wrappers follow it), 0.05 when more
+    than one process or occurrence reported it, 0.05 when every value the fix
+    needs was read; minus 0.15 when it was seen only quoted inside a wrapper and
+    0.05 for a preview rule. The result is kept within 0.05 and 0.97.
+    """
+    value = 0.55 if kind == "cause" else 0.40
+    value += 0.25 * min(1.0, literal / 40)
+    value += 0.08 if phase_evidence else 0.0
+    value += 0.07 if wrapped else 0.0
+    value += 0.05 if count > 1 or processes > 1 else 0.0
+    value += 0.05 if complete else 0.0
+    value -= 0.15 if not own else 0.0
+    value -= 0.05 if status == "preview" else 0.0
+    return round(min(0.97, max(0.05, value)), 2)
+
+
+class Builder:
+    """Findings from aggregates: culprit, values, advice, fix, confidence."""
+
+    def __init__(self, rules: RuleSet, classifier: Classifier, gpu_total_gib: float | None,
+                 gpu_name: str | None, data: _RunData) -> None:
+        self.rules = rules
+        self.classifier = classifier
+        self.gpu_total_gib = gpu_total_gib
+        self.gpu_name = gpu_name
+        self.data = data
+
+    def _engine(self, match: Match, culprit: Culprit | None, rule: Rule) -> tuple[str, bool]:
+        """The engine a finding belongs to, and whether the log said so (or it is a guess)."""
+        if match.signature is not None and match.signature.engine:
+            return match.signature.engine, True
+        if culprit is not None and culprit.engine:
+            return culprit.engine, True
+        for frame in reversed(match.event.frames):
+            found = attribute_path(frame.path, self.rules.tables, include_generic=True)
+            if found is not None and found[0].engine:
+                return found[0].engine, True
+        detected = self.classifier.engine()
+        if detected:
+            return detected, True
+        return engine_name(rule.engines[0]), False
+
+    def _values(self, rule: Rule, match: Match, fields: dict[str, FieldValue],
+                engine: tuple[str, bool]) -> dict[str, FieldValue]:
+        facts = self.classifier.facts(match.event.first_line)
+        values: dict[str, FieldValue] = dict(fields)
+        for name in rule.facts:
+            if name in facts and name not in values:
+                values[name] = facts[name]
+        gpu = self.gpu_name or facts.get("gpu_name")
+        if isinstance(gpu, str):
+            values.setdefault("gpu", gpu)
+            gpu_id = catalog_id(gpu)
+            if gpu_id is not None:
+                values.setdefault("gpu_id", gpu_id)
+        tensor_parallel = facts.get("tensor_parallel_size")
+        if isinstance(tensor_parallel, int | float) and tensor_parallel >= 1:
+            values.setdefault("gpu_count", int(tensor_parallel))
+        if match.phases:
+            own = [phase for phase in match.phases if phase in rule.phases]
+            values.setdefault("phase", (own or list(match.phases))[0])
+        values["engine"] = engine[0]
+        values["engine_runtime"] = ENGINE_RUNTIME.get(engine[0], "torch")
+        version = facts.get("engine_version")
+        if version is not None:
+            values.setdefault("engine_version", version)
+        # Flags are spelled through the engine-flag table, for this engine and version.
+        for name, flag in flag_values(engine[0], version if isinstance(version, str)
+                                      else None).items():
+            values.setdefault(name, flag)
+        values.update(compute_advice(rule.advice, values, engine[0] if engine[1] else None,
+                                     self.gpu_total_gib))
+        return values
+
+    def _fix(self, rule: Rule, known_values: dict[str, FieldValue]) -> tuple[Fix, bool]:
+        values: dict[str, FieldValue] = {**_PLACEHOLDERS, **known_values}
+        steps: list[str] = []
+        flags: dict[str, str] = {}
+        env: dict[str, str] = {}
+        complete = True
+        for step in rule.fixes:
+            if any(known(values, name) for name in step.unless):
+                continue
+            if not all(known(values, name) for name in step.when):
+                complete = complete and not any(
+                    name.endswith(("_max", "_fit", "_needed")) for name in step.when)
+                continue
+            try:
+                steps.append(render(step.text, values))
+                for key, value in step.flags:
+                    flags.setdefault(render(key, values), render(value, values))
+                for key, value in step.env:
+                    env.setdefault(render(key, values), render(value, values))
+            except (KeyError, ValueError, IndexError):
+                continue
+        return Fix(tuple(steps), tuple(flags.items()), tuple(env.items())), complete
+
+    def _related(self, rule: Rule, values: dict[str, FieldValue]) -> tuple[str, ...]:
+        filled = {**_PLACEHOLDERS, **values}
+        out = []
+        for command in rule.related:
+            try:
+                out.append(render(command, filled))
+            except (KeyError, ValueError, IndexError):
+                out.append(command)
+        return tuple(out)
+
+    def finding(self, aggregate: _Aggregate) -> Finding:
+        """The finding of a cause or symptom aggregate."""
+        rule = aggregate.rule
+        match = aggregate.first
+        culprit = attribute(match.event, self.rules.tables)
+        engine = self._engine(match, culprit, rule)
+        values = self._values(rule, match, aggregate.fields, engine)
+        if culprit is not None and culprit.api:
+            values.setdefault("api", culprit.api)
+        library_template = (match.signature.library if match.signature and
+                            match.signature.library else rule.library)
+        if library_template.startswith("auto"):
+            fallback = library_template.partition(":")[2] or engine[0]
+            if "{" in fallback:
+                try:
+                    fallback = render(fallback, values)
+                except (KeyError, ValueError, IndexError):
+                    fallback = engine[0]
+            library = culprit.library if culprit else fallback
+            if (culprit is not None and culprit.frame is not None
+                    and culprit.layer in _CALLER_LAYERS and library_template.startswith("auto:")):
+                # The engine's own frames only show who called: for a failure the rule
+                # pins on a library (auto:torch), the engine is not the culprit.
+                library = fallback
+            caller = _caller(match, culprit)
+            if caller:
+                values.setdefault("caller", caller)
+        else:
+            try:
+                library = render(library_template, values)
+            except (KeyError, ValueError, IndexError):
+                library = engine[0]
+        values["library"] = library
+        fix, complete = self._fix(rule, values)
+        evidence = list(aggregate.evidence)
+        if culprit is not None and culprit.frame is not None:
+            frame = culprit.frame
+            evidence.append(Evidence(frame.number, f'File "{frame.path}", line {frame.line}, '
+                                     f"in {frame.function}", match.event.process, "frame"))
+        evidence.extend(self._wrapper_evidence(after=aggregate.first_line))
+        extracted = _extracted(values, engine)
+        return Finding(
+            category=rule.category or "unknown", kind=rule.kind, library=library,
+            layer=rule.layer, rule=rule.id, rule_name=rule.name, summary=rule.summary,
+            explanation=rule.explanation, evidence=tuple(evidence), extracted=extracted,
+            fix=fix, related=self._related(rule, values),
+            confidence=confidence(
+                kind=rule.kind, literal=match.signature.literal if match.signature else 0,
+                phase_evidence=aggregate.phase_evidence, wrapped=aggregate.wrapped,
+                count=aggregate.count, processes=len(aggregate.processes), complete=complete,
+                own=aggregate.own, status=rule.status),
+            occurrences=max(aggregate.count, 1), processes=tuple(aggregate.processes),
+            first_line=aggregate.first_line,
+        )
+
+    def _wrapper_evidence(self, after: int = 0, limit: int = 3) -> list[Evidence]:
+        items: list[Evidence] = []
+        for wrapper in self.data.wrappers:
+            if wrapper.event.match_line >= after and len(items) < limit:
+                items.append(Evidence(wrapper.event.match_line, first_text(wrapper),
+                                      wrapper.event.process, "wrapper"))
+        return items
+
+    def unknown(self, match: Match, count: int) -> Finding:
+        """The ``unknown`` finding of an unclassified error."""
+        rule = self.rules.fallback("unknown")
+        culprit = attribute(match.event, self.rules.tables)
+        engine = self._engine(match, culprit, rule)
+        values = self._values(rule, match, {}, engine)
+        values["error"] = first_text(match)
+        if match.event.exception:
+            values["exception"] = match.event.exception
+        library = culprit.library if culprit else None
+        if library:
+            values["library"] = library
+        if culprit is not None and culprit.api:
+            values["api"] = culprit.api
+        fix, _ = self._fix(rule, values)
+        evidence = [Evidence(match.event.match_line, first_text(match), match.event.process,
+                             "match")]
+        if culprit is not None and culprit.frame is not None:
+            frame = culprit.frame
+            evidence.append(Evidence(frame.number, f'File "{frame.path}", line {frame.line}, '
+                                     f"in {frame.function}", match.event.process, "frame"))
+        evidence.extend(self._wrapper_evidence(after=match.event.match_line))
+        score = 0.2 + (0.1 if culprit else 0.0) + (0.05 if match.event.frames else 0.0)
+        return Finding(
+            category="unknown", kind="fallback", library=library,
+            layer=culprit.layer if culprit else "unknown", rule=rule.id, rule_name=rule.name,
+            summary=rule.summary, explanation=rule.explanation, evidence=tuple(evidence),
+            extracted=_extracted(values, engine), fix=fix,
+            related=self._related(rule, values), confidence=round(score, 2), occurrences=count,
+            processes=(match.event.process,), first_line=match.event.match_line,
+        )
+
+    def request(self, match: Match) -> Finding:
+        """A ``request_error`` finding: one request failed, the server kept serving."""
+        finding = self.unknown(match, 1)
+        from dataclasses import replace
+
+        return replace(finding, category="request_error", kind="finding", fix=Fix((
+            "The server is up: this error failed one request (a client sent something the "
+            "server refused). Fix the request, or the limit it hit (for a prompt over the "
+            "context length: a shorter prompt, or a larger --max-model-len if memory allows).",
+        )), summary="A request failed; the server kept serving")
+
+    def stalled(self, phase: str) -> Finding:
+        """The ``root_cause_missing`` finding of a start that ended in ``phase`` with no error."""
+        rule = self.rules.fallback("root_cause_missing")
+        name = next((p.name for p in self.rules.tables.phases if p.id == phase), phase)
+        values: dict[str, FieldValue] = {"engine": self.classifier.engine() or "the engine",
+                                         "phase": phase, "stalled_phase": name}
+        fix, _ = self._fix(rule, values)
+        return Finding(
+            category="root_cause_missing", kind="fallback", library=None, layer="unknown",
+            rule=rule.id, rule_name=rule.name, summary="The log stops during start-up with no "
+            "error: a start that hangs there, or a log cut before its failure",
+            explanation=rule.explanation, evidence=(), extracted=dict(values), fix=fix,
+            related=self._related(rule, values), confidence=0.3, occurrences=1,
+            processes=(), first_line=0,
+        )
+
+    def quiet(self) -> Finding:
+        """The ``root_cause_missing`` finding of a log that shows no error, no start-up and no
+        running server: what was pasted is not the part that failed."""
+        rule = self.rules.fallback("root_cause_missing")
+        # Nothing is read from the log: not even the engine (found only on the lines a
+        # keyword brought in, so a guess here would depend on the pre-filter).
+        values: dict[str, FieldValue] = {}
+        fix, _ = self._fix(rule, values)
+        return Finding(
+            category="root_cause_missing", kind="fallback", library=None, layer="unknown",
+            rule=rule.id, rule_name=rule.name, summary="No error and no running server in this "
+            "log: if the deployment failed, the lines that show how are not in it",
+            explanation=rule.explanation, evidence=(), extracted=dict(values), fix=fix,
+            related=self._related(rule, values), confidence=0.2, occurrences=1,
+            processes=(), first_line=0,
+        )
+
+    def missing(self, hints: list[Match] | None = None) -> Finding:
+        """The ``root_cause_missing`` finding when only wrappers (or, with ``hints``, only
+        error-like lines no rule knows) are in the log."""
+        rule = self.rules.fallback("root_cause_missing")
+        if hints:
+            self.data.wrappers = list(hints)
+        first = self.data.wrappers[0]
+        values: dict[str, FieldValue] = {"engine": self.classifier.engine() or "the engine"}
+        for wrapper in self.data.wrappers:
+            for name, value in wrapper.fields.items():
+                values.setdefault(name, value)
+        values["wrappers"] = [w.rule.name for w in self.data.wrappers if w.rule is not None]
+        fix, _ = self._fix(rule, values)
+        distinct = {w.rule.id for w in self.data.wrappers if w.rule is not None}
+        evidence = tuple(Evidence(w.event.match_line, first_text(w), w.event.process, "wrapper")
+                         for w in self.data.wrappers[:MAX_EVIDENCE])
+        return Finding(
+            category="root_cause_missing", kind="fallback", library=None, layer="unknown",
+            rule=rule.id, rule_name=rule.name, summary=rule.summary,
+            explanation=rule.explanation, evidence=evidence,
+            extracted={k: v for k, v in values.items()}, fix=fix,
+            related=self._related(rule, values),
+            confidence=round(0.3 + 0.05 * min(4, len(distinct)), 2),
+            occurrences=self.data.wrapper_count,
+            processes=tuple(dict.fromkeys(w.event.process for w in self.data.wrappers)),
+            first_line=first.event.match_line,
+        )
+
+
+def _extracted(values: dict[str, FieldValue], engine: tuple[str, bool]) -> dict[str, FieldValue]:
+    """The values a finding reports: not the library (a field of its own), nor a guessed engine,
+    nor the engine's runtime library, nor the engine's flag spellings the fix templates write
+    with (``flag_*``: not read from the log)."""
+    return {k: v for k, v in values.items()
+            if k not in ("library", "engine_runtime") and (k != "engine" or engine[1])
+            and not k.startswith("flag_")}
+
+
+def _caller(match: Match, culprit: Culprit | None) -> str | None:
+    """The innermost frame outside the culprit library: the code that called into it."""
+    if culprit is None or not match.event.frames or culprit.layer not in (
+            "kernel_library", "jit_compiler"):
+        return None
+    inside = False
+    for frame in reversed(match.event.frames):
+        in_library = culprit.library.replace("_", "") in frame.path.replace("_", "")
+        if in_library:
+            inside = True
+        elif inside and frame.function and not frame.function.startswith("<"):
+            return frame.function
+    return None
