@@ -34,3 +34,24 @@ def test_a_start_still_streaming_is_not_judged() -> None:
     scanner.feed(STOPPED_IN_WEIGHTS.encode())
     assert scanner.snapshot().root_cause is None
     assert scanner.finish().root_cause is not None
+
+
+def test_a_log_with_nothing_in_it_is_an_excerpt_without_its_failure() -> None:
+    """No error, no start-up milestone, no running server: what was pasted left the failure
+    out, so the answer is what to collect, never an empty one."""
+    log = ("WARNING 11-01 23:16:20 config.py:300] Casting torch.bfloat16 to torch.float16.\n"
+           "INFO 11-01 23:16:21 weight_utils.py:250] Using model weights format ['*.bin']\n")
+    root = diagnose_text(log).root_cause
+    assert root is not None and root.category == "root_cause_missing"
+    assert root.evidence == () and "Collect the whole log" in root.fix.steps[0]
+
+
+def test_llama_cpp_and_tgi_milestones_are_read() -> None:
+    llama = ("llama_new_context_with_model: n_ctx = 4096\n"
+             "main: server is listening on http://127.0.0.1:8080 - starting the main loop\n")
+    assert diagnose_text(llama).root_cause is None
+    tgi = ("2024-05-07T12:39:10.101023Z  INFO text_generation_launcher: Starting shard rank=0\n"
+           "2024-05-07T12:39:21.278450Z  INFO text_generation_router: router/src/main.rs:317: "
+           "Warming up model\n")
+    root = diagnose_text(tgi).root_cause
+    assert root is not None and root.extracted["phase"] == "profile_run"

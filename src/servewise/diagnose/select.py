@@ -178,19 +178,14 @@ class Collector:
                 cut = hinted.missing(hints=last[1].hints)
                 return Diagnosis(cut, (cut,), lines=lines, engine=engine,
                                  runs=classifier.run_count)
+            # A complete log that started and stopped mid-way, or that shows no error, no
+            # start and no running server (an excerpt that left the failure out).
             phase = classifier.stalled() if ended else None
-            if phase is not None:
+            if phase is not None or (ended and lines and not classifier.came_up()):
                 builder = Builder(self.rules, classifier, gpu_total_gib, gpu_name,
-                                   last[1] if last is not None else _RunData())
-                stuck = builder.stalled(phase)
-                return Diagnosis(stuck, (stuck,), lines=lines, engine=engine,
-                                 runs=classifier.run_count)
-            if ended and lines and not classifier.came_up():
-                # No error, no start, no running server: an excerpt that left the failure out.
-                builder = Builder(self.rules, classifier, gpu_total_gib, gpu_name,
-                                   last[1] if last is not None else _RunData())
-                quiet = builder.quiet()
-                return Diagnosis(quiet, (quiet,), lines=lines, engine=engine,
+                                  last[1] if last is not None else _RunData())
+                found = builder.stalled(phase) if phase is not None else builder.quiet()
+                return Diagnosis(found, (found,), lines=lines, engine=engine,
                                  runs=classifier.run_count)
             return Diagnosis(None, (), lines=lines, engine=engine, runs=classifier.run_count)
         _, data = failing[-1]
