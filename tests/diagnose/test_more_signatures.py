@@ -90,6 +90,24 @@ CASES = [
     ("ValueError: As of transformers v4.44, default chat template is no longer allowed, so you "
      "must provide a chat template if the tokenizer does not define one.", "request_error",
      "vllm-config", "--chat-template"),
+    # A fix even when attribution's API rules out the step for an unknown API
+    ("RuntimeError: Error in function 'TllmGenFmhaRunner' at /x/site-packages/flashinfer/data/"
+     "include/flashinfer/trtllm/fmha/fmhaRunner.cuh:30: Unsupported architecture",
+     "kernel_unsupported_arch", "flashinfer", "no code path for this GPU"),
+    ("ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory",
+     "binary_abi_mismatch", "vllm-kernels", "CUDA 11"),
+    ("ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory",
+     "shared_library_missing", "host", "libnvrtc.so.12"),
+    ("RuntimeError: CUDART error: peer access is not supported between these two devices",
+     "p2p_access_unsupported", "vllm-distributed", "--disable-custom-all-reduce"),
+    ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+     "before calling NumCudaDevices() that might have already set an error? Error 803: system "
+     "has unsupported display driver / cuda driver combination", "driver_library_mismatch",
+     "driver", "container runtime"),
+    ("ValueError: Unsupported compute capability: 12.0", "kernel_unsupported_arch",
+     "vllm-version", "no code path"),
+    ("INFO 05-14 04:44:35 [__init__.py:243] No platform detected, vLLM is running on "
+     "UnspecifiedPlatform", "no_gpu_visible", "driver", "--gpus all"),
 ]
 
 

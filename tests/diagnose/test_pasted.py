@@ -101,3 +101,74 @@ def test_ncclsystemerror_defers_to_the_shared_memory_error_it_names() -> None:
     alone = diagnose_text(text.split("\n")[0] + "\n").root_cause
     assert alone is not None and alone.category == "nccl_system_error"
 
+
+
+def test_a_paste_that_begins_inside_a_traceback_keeps_its_frames() -> None:
+    """The first line is a frame's source line (no header): the frames after it still belong
+    to the exception, so its library is read from them."""
+    text = ("    topk_weights, topk_ids = biased_grouped_topk(\n"
+            '  File "/opt/conda/lib/python3.10/site-packages/sglang/srt/layers/moe/topk.py", '
+            "line 322, in biased_grouped_topk_gpu\n"
+            "    topk_weights, topk_ids = moe_fused_gate(\n"
+            '  File "/opt/conda/lib/python3.10/site-packages/sgl_kernel/moe.py", line 58, in '
+            "moe_fused_gate\n"
+            "    return torch.ops.sgl_kernel.moe_fused_gate.default(\n"
+            "RuntimeError: CUDA error: operation not permitted when stream is capturing\n")
+    root = diagnose_text(text).root_cause
+    assert root is not None and root.library == "sgl_kernel"
+
+
+def test_a_logged_source_line_alone_is_not_an_error() -> None:
+    """vLLM logs every traceback line at ERROR: the source line a paste begins with is part of
+    the traceback below it, whose exception (a wrapper here) decides."""
+    prefix = "(APIServer pid=1) ERROR 05-12 01:48:42 [api_router.py:72] "
+    text = "".join(prefix + line + "\n" for line in (
+        "    result = await self.render_chat_request(request)",
+        '  File "/usr/local/lib/python3.12/site-packages/vllm/entrypoints/openai/'
+        'chat_completion/serving.py", line 225, in render_chat_request',
+        "    raise self.engine_client.dead_error",
+        "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack "
+        "trace (above) for the root cause."))
+    root = diagnose_text(text).root_cause
+    assert root is not None and root.category == "root_cause_missing"
+
+
+def test_a_traceback_pasted_without_its_indentation() -> None:
+    text = ("Traceback (most recent call last):\n"
+            'File "/usr/lib/python3/dist-packages/transformers/models/auto/configuration_auto.py'
+            '", line 1360, in from_pretrained\n'
+            'config_class = CONFIG_MAPPING[config_dict["model_type"]]\n'
+            'File "/usr/lib/python3/dist-packages/transformers/models/auto/configuration_auto.py'
+            '", line 1048, in __getitem__\n'
+            "raise KeyError(key)\n"
+            "KeyError: 'glm_moe_dsa'\n")
+    root = diagnose_text(text).root_cause
+    assert root is not None and (root.category, root.library) == ("unknown_model_arch",
+                                                                  "transformers")
+    assert root.extracted["model_type"] == "glm_moe_dsa"
+
+
+def test_an_error_a_wrapper_quotes_is_in_the_excerpt() -> None:
+    """vLLM V0's 'Exception in worker … while processing method …: MESSAGE' quotes the error;
+    one no rule knows is ``unknown`` with its library, not a cause missing from the paste."""
+    text = ("(VllmWorkerProcess pid=761) ERROR 07-24 08:26:01 multiproc_worker_utils.py:226] "
+            "Exception in worker VllmWorkerProcess while processing method init_device: NCCL "
+            "error: unhandled cuda error (run with NCCL_DEBUG=INFO for details), Traceback "
+            "(most recent call last):\n")
+    root = diagnose_text(text).root_cause
+    assert root is not None and (root.category, root.library) == ("unknown", "nccl")
+    assert root.evidence[0].role == "quoted"
+
+
+def test_the_engine_is_read_from_the_paths_of_other_events() -> None:
+    """No line format names the engine, but a traceback's paths do: a library named after the
+    engine (its kernels here) is that engine's."""
+    text = ("CUDA error: an illegal memory access was encountered\n"
+            "Traceback (most recent call last):\n"
+            '  File "/usr/lib/python3/dist-packages/sglang/srt/managers/scheduler.py", line 10, '
+            "in run_batch\n"
+            "    self.model_runner.forward(batch)\n"
+            "SystemExit: 1\n")
+    root = diagnose_text(text).root_cause
+    assert root is not None and root.category == "cuda_illegal_memory_access"
+    assert root.library == "sglang-kernels"

@@ -60,6 +60,7 @@ def test_ray_repeat_count_and_ranks() -> None:
     "Jun 18 22:16:41 ollama[116408]: ",  # journald, pasted without the host name
     ">   | [2024-09-05T00:38:34Z] ",  # Buildkite
     "2026-01-01T00:00:00.000000000Z stderr F ",  # Kubernetes CRI
+    "#033[2m#033[33m",  # colour codes as syslog escapes them
     "\x1b[1;36m",  # colour
 ])
 def test_outer_wrappers_are_stripped(wrapper: str) -> None:

@@ -119,6 +119,8 @@ def test_a_user_rule_is_added_and_runs(tmp_path: Path) -> None:
     (("kind = \"cause\"", "kind = \"cuase\""), "kind"),
     (("layer = \"host\"", "layer = \"disk\""), "layer"),
     (("pattern = 'Disk quota exceeded'", "pattern = 'Disk (quota'"), "signature"),
+    (("pattern = 'Disk quota exceeded'", "pattern = 'Disk quota (?P<flag_x>exceeded)'"),
+     "signature"),
     (("keywords = [\"Disk quota exceeded\"]", "keywords = [\"quota!\"]"), "signature"),
     (("category = \"disk_full\"", "category = \"full_disk\""), "category"),
     (("text = \"Ask for more quota.\"", "text = \"Ask for {quota_gib} GiB.\""), "fix"),

@@ -17,7 +17,7 @@ from servewise.diagnose.classify import Classifier, Match, engine_name
 from servewise.diagnose.fields import known, render
 from servewise.diagnose.result import Evidence, FieldValue, Finding, Fix
 from servewise.knowledge.diagnose_advice import flag_values
-from servewise.knowledge.diagnose_rules import ENGINE_RUNTIME, Rule, RuleSet
+from servewise.knowledge.diagnose_rules import CONTEXT_FIELDS, ENGINE_RUNTIME, Rule, RuleSet
 
 if TYPE_CHECKING:
     from servewise.diagnose.select import _Aggregate, _RunData
@@ -143,12 +143,22 @@ class Builder:
 
     def _fix(self, rule: Rule, known_values: dict[str, FieldValue]) -> tuple[Fix, bool]:
         values: dict[str, FieldValue] = {**_PLACEHOLDERS, **known_values}
+        fix, complete = self._steps(rule, values, set())
+        if not fix.steps:
+            # What attribution added (the API, the caller, the phase) only refines a step: a
+            # step it ruled out is still better than no fix at all.
+            fix, complete = self._steps(rule, values, CONTEXT_FIELDS)
+        return fix, complete
+
+    @staticmethod
+    def _steps(rule: Rule, values: dict[str, FieldValue],
+               ignored: set[str] | frozenset[str]) -> tuple[Fix, bool]:
         steps: list[str] = []
         flags: dict[str, str] = {}
         env: dict[str, str] = {}
         complete = True
         for step in rule.fixes:
-            if any(known(values, name) for name in step.unless):
+            if any(known(values, name) for name in step.unless if name not in ignored):
                 continue
             if not all(known(values, name) for name in step.when):
                 complete = complete and not any(
@@ -253,7 +263,7 @@ class Builder:
             values["api"] = culprit.api
         fix, _ = self._fix(rule, values)
         evidence = [Evidence(match.event.match_line, first_text(match), match.event.process,
-                             "match")]
+                             "quoted" if match.quoted else "match")]
         if culprit is not None and culprit.frame is not None:
             frame = culprit.frame
             evidence.append(Evidence(frame.number, f'File "{frame.path}", line {frame.line}, '

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import ahocorasick_rs
 
+from servewise.diagnose.attribute import attribute_path, paths_in
 from servewise.diagnose.fields import convert, extract_groups, extract_lists
 from servewise.diagnose.result import FieldValue
 from servewise.formats.logevents import Event
@@ -44,6 +45,9 @@ CUT_KEYWORD = 14
 """How many characters a cut message may keep after a rule's keyword and still count as cut
 right after its distinctive part."""
 _HISTORY = 64
+_QUOTED_ERROR = re.compile(r"\b(?:[A-Za-z]\w*(?:Error|Exception)|[Ee]rror|[Ff]ailed|[Ff]ailure|"
+                           r"[Ff]atal)\b")
+"""What makes a message a wrapper quotes an error of its own (not 'see above')."""
 _ERRORISH = re.compile(r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]atal|[Ee]xception|WARN|"
                        r"[Cc]annot find|[Nn]ot found|No such file)\b")
 
@@ -119,6 +123,8 @@ class Classifier:
         self.sources: dict[str, int] = {}
         self.hints: dict[str, int] = {}
         """Engines named by matched wrapper rules that belong to one engine only."""
+        self.paths: dict[str, int] = {}
+        """Engines whose code the events' paths and frames name (``…/sglang/srt/…``)."""
 
     @property
     def run_count(self) -> int:
@@ -196,11 +202,12 @@ class Classifier:
         return self._runs[0]
 
     def engine(self, run: _Run | None = None) -> str | None:
-        """The engine of a run: its start line, else the most common line format."""
+        """The engine of a run: its start line, else the most common line format, else the
+        engine one-engine wrappers name, else the engine whose code paths name most."""
         run = run or self.run
         if run.engine:
             return run.engine
-        for votes in (self.sources, self.hints):
+        for votes in (self.sources, self.hints, self.paths):
             if votes:
                 return max(votes.items(), key=lambda item: item[1])[0]
         return None
@@ -272,6 +279,7 @@ class Classifier:
     def classify(self, event: Event) -> Match:
         """What ``event`` is."""
         text = event.text
+        self._vote_paths(event)
         candidates = self._candidates(text)
         run = self._run_of(event.first_line)
         if not candidates and event.kind == "record" and event.level in ("info", "debug",
@@ -299,6 +307,10 @@ class Classifier:
                                    role=event.role, ranks=event.ranks)
                     implied = (rule.phase,) if rule.phase else self._method_phases(hit[1])
                     inner_match = self._cause(quoted, text=inner, implied=implied, run=run.index)
+                    if inner_match is None and _QUOTED_ERROR.search(inner) is not None:
+                        # An error no rule knows, quoted whole: it is in the excerpt (an
+                        # ``unknown`` with its library), not missing from it.
+                        inner_match = Match("error", quoted, run.index)
                     if inner_match is not None:
                         inner_match.quoted = True
                         match.inner.append(inner_match)
@@ -314,6 +326,18 @@ class Classifier:
         if self._error_like(event):
             return Match("error", event, run.index, shutdown=shutdown)
         return Match("none", event, run.index, shutdown=shutdown)
+
+    def _vote_paths(self, event: Event) -> None:
+        """Count the engines whose code the event names, once per engine per event."""
+        if not event.frames and "/" not in event.text:
+            return
+        named: set[str] = set()
+        for path in (*(frame.path for frame in event.frames), *paths_in(event.text)):
+            found = attribute_path(path, self.rules.tables, include_generic=True)
+            if found is not None and found[0].engine:
+                named.add(found[0].engine)
+        for engine in named:
+            self.paths[engine] = self.paths.get(engine, 0) + 1
 
     def _method_phases(self, fields: dict[str, FieldValue]) -> tuple[str, ...]:
         """Phases a wrapper's ``method`` names (V0: ``while processing method load_model``)."""
@@ -409,8 +433,8 @@ class Classifier:
     @staticmethod
     def _evidence(rule: Rule, event: Event, text: str) -> bool:
         message = _PATHS.sub(" ", text)
-        functions = [frame.function for frame in event.frames]
-        return any(p.search(message) or any(p.search(f) for f in functions)
+        places = [part for frame in event.frames for part in (frame.function, frame.path)]
+        return any(p.search(message) or any(p.search(place) for place in places)
                    for p in rule.evidence_any)
 
     @staticmethod
@@ -420,7 +444,10 @@ class Classifier:
         if event.kind == "traceback":
             return bool(event.frames)
         if event.level in ("error", "critical", "fatal"):
-            return bool(event.message.strip())
+            # A paste that begins inside a traceback leaves a frame's source line (and its
+            # carets) on their own: a fragment of the traceback below, not an error.
+            return bool(event.message.strip()) and not all(
+                line[:1].isspace() or not line.strip() for line in event.message.splitlines())
         return _ERROR_TEXT.search(event.message) is not None
 
 

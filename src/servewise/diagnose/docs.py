@@ -117,7 +117,7 @@ def rule_page(rule: Rule, rules: RuleSet) -> str:
             lines += [f"- {_code(written(signature.pattern.pattern))}{note}"]
         lines.append("")
         if rule.evidence_any:
-            lines += ["One of these must match the message or a frame's function: "
+            lines += ["One of these must match the message, a frame's function or a frame's path: "
                       + ", ".join(_code(written(p.pattern)) for p in rule.evidence_any) + ".", ""]
         if rule.exclude:
             lines += ["Not when the message matches: "

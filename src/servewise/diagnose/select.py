@@ -138,7 +138,12 @@ class Collector:
             for aggregate in data.causes.values():
                 aggregate.wrapped = True
             for inner in match.inner:
-                self._cause(data, inner)
+                if inner.kind == "error":
+                    data.error_count += 1
+                    if len(data.errors) < MAX_ERRORS:
+                        data.errors.append(inner)
+                else:
+                    self._cause(data, inner)
             return True
         if match.kind == "error":
             if match.shutdown:

@@ -42,6 +42,8 @@ _CHAIN = re.compile(
     r"|During handling of the above exception, another exception occurred:)\s*$"
 )
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
+_REPR = re.compile(r"^[A-Z]\w*(?:Error|Exception)\(")
+"""An exception's repr (``ValueError("…")``): an exception line, not a frame's source line."""
 _EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<msg>.*))?$")
 # A traceback's source line that raises with a literal message: ``raise ValueError("...")``.
 _RAISE = re.compile(
@@ -151,6 +153,8 @@ class _Open:
     chars: int = 0
     raised: tuple[str, str] | None = None
     """The innermost ``raise Type("literal")`` source line seen among the frames."""
+    after_frame: bool = False
+    """The last line read was a frame (its source line may follow, unindented when pasted)."""
 
 
 def _record_key(line: LogLine) -> tuple[str | None, str | None, str | None]:
@@ -258,6 +262,10 @@ class EventAssembler:
     def _message_continues(self, state: _Open, line: LogLine, text: str) -> bool:
         if len(state.message) >= MAX_MESSAGE_LINES:
             return False
+        if state.kind == "record" and _FRAME.match(text) is not None:
+            # A paste that begins inside a traceback (a frame's source line, then frames):
+            # the frames start a traceback of their own, so its exception gets them.
+            return False
         if line.prefixed and _record_key(line) != state.key:
             return False
         stripped = text.strip()
@@ -316,13 +324,17 @@ class EventAssembler:
         if state.kind == "traceback" and state.in_frames:
             stripped = text.strip()
             frame = _FRAME.match(text)
+            after_frame, state.after_frame = state.after_frame, frame is not None
             if frame is not None:
                 if len(state.frames) < MAX_FRAMES:
                     state.frames.append(_frame(frame, line.number))
                 else:
                     state.frames[-1] = _frame(frame, line.number)
                 return
-            if not stripped or text[:1].isspace() or stripped.startswith(("^", "~", "...<")):
+            unindented_source = after_frame and _EXCEPTION.match(stripped) is None and (
+                _REPR.match(stripped) is None)
+            if (not stripped or text[:1].isspace() or unindented_source
+                    or stripped.startswith(("^", "~", "...<"))):
                 if stripped and not stripped.startswith(("^", "~", "...<")):
                     # A frame's source line: only the last frame's raise says what was raised.
                     raised = _RAISE.match(stripped) if stripped[:5] == "raise" else None

@@ -36,9 +36,9 @@ _RUNS = re.compile(r"(\s+)")
 ELLIPSIS = "…"
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
-# ANSI codes pasted as text: caret notation (``^[[0;36m``) and what is left when the escape
-# byte was lost (`` [36m``, ``←[1;36m``).
-_ANSI_TEXT = re.compile(r"(?:\^\[|←|(?<![\w\]]))\[(?:\d{1,3}(?:;\d{1,3}){0,4})?m")
+# ANSI codes pasted as text: caret notation (``^[[0;36m``), syslog's octal escape
+# (``#033[2m``) and what is left when the escape byte was lost (`` [36m``, ``←[1;36m``).
+_ANSI_TEXT = re.compile(r"(?:\^\[|←|#033|(?<![\w\]]))\[(?:\d{1,3}(?:;\d{1,3}){0,4})?m")
 
 # -- outer wrappers (container runtimes, journald, CI) ------------------------
 _CRI = re.compile(
@@ -191,8 +191,9 @@ def strip_ansi(text: str) -> str:
     """``text`` without ANSI colour and cursor codes (also pasted as ``^[[0;36m`` text)."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
-    if "[" in text and "m" in text and ("^[" in text or "←" in text or "[0m" in text
-                                        or "[1;" in text or "[3" in text or "[9" in text):
+    if "[" in text and "m" in text and ("^[" in text or "←" in text or "#033[" in text
+                                        or "[0m" in text or "[1;" in text or "[3" in text
+                                        or "[9" in text):
         text = _ANSI_TEXT.sub("", text)
     return text
 

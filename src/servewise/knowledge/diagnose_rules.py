@@ -8,7 +8,7 @@ to, and everything needed to recognise the failure and say what to do:
 * ``signatures``: regular expressions (named groups extract fields), with the
   ``keywords`` (literal text) the fast pre-filter looks for;
 * conditions: ``phases`` the failure must be in, ``evidence_any`` (one must match
-  the message or a frame's function), ``exclude`` (none may match);
+  the message, a frame's function or a frame's path), ``exclude`` (none may match);
 * ``extract`` (more patterns for fields), ``facts`` (values from elsewhere in the
   log), ``advice`` (a computation: ``memory_fraction`` or ``max_model_len``);
 * the ``category`` (from ``diagnose_categories.toml``), ``layer``, culprit
@@ -306,6 +306,11 @@ def _signatures(reader: EntryReader, tables: DiagnoseTables,
         for key in ("library", "engine"):
             if key in item and (not isinstance(item[key], str) or not item[key].strip()):
                 raise reader.error("signature", f"#{index + 1}: {key} must be a string")
+        taken = sorted(name for name in pattern.groupindex if name.startswith("flag_"))
+        if taken:
+            raise reader.error(
+                "signature", f"#{index + 1}: group(s) {taken} take the flag_ prefix, which "
+                "names the engine's flag spellings in fix templates", found=text)
         signatures.append(Signature(pattern, item.get("library"), item.get("engine"),
                                     specificity(expanded)))
     return tuple(signatures)
