@@ -31,9 +31,11 @@ def _key_line(rule: Rule) -> tuple[list[str], int, int] | None:
 # DST004 (a hang at the first collective) is told from DST008 by its SeqNum, after the keyword.
 # KRN012 ("No module named '…'") is about the kernel modules it names, which follow the keyword.
 AFTER_THE_KEYWORD = {"MEM002", "MEM008", "DST004", "KRN012"}
+# Rules marked ``cut = false`` say so in their data: their keyword is generic (``No module
+# named``, ``Permission denied``), so a message cut after it must not name them.
 CASES = [rule for rule in RULES.rules
          if rule.kind in ("cause", "symptom") and rule.example and _key_line(rule) is not None
-         and rule.id not in AFTER_THE_KEYWORD]
+         and rule.id not in AFTER_THE_KEYWORD and rule.cut]
 
 
 def test_most_rules_have_a_distinctive_keyword_in_their_example() -> None:
@@ -60,3 +62,13 @@ def test_a_keyword_in_an_info_line_is_not_a_cut_failure() -> None:
     root = run.diagnosis.root_cause
     assert root is not None and root.category == "root_cause_missing" and root.evidence == ()
     assert [f.rule for f in run.diagnosis.findings] == ["SWD002"]
+
+
+def test_a_generic_keyword_cut_short_names_no_rule() -> None:
+    """``No module named '`` is KRN012's keyword, but the module after it decides: an optional
+    package, or a message cut before the name, is not a kernel extension never built."""
+    for text in ("ModuleNotFoundError: No module named 'bitsand",
+                 "ModuleNotFoundError: No module named 'bitsandbytes'"):
+        run = run_text(text + "\n")
+        assert not run.fired("KRN012"), text
+

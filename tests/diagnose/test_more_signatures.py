@@ -108,6 +108,43 @@ CASES = [
      "vllm-version", "no code path"),
     ("INFO 05-14 04:44:35 [__init__.py:243] No platform detected, vLLM is running on "
      "UnspecifiedPlatform", "no_gpu_visible", "driver", "--gpus all"),
+    # Issue 18, round 6
+    ("ValueError: base_model.model.lm_head.weight is unsupported LoRA weight", "lora_unsupported",
+     "vllm", "modules_to_save"),
+    ("Value error, torch.bfloat16 is not supported for quantization method awq. Supported "
+     "dtypes: [torch.float16] [type=value_error]", "engine_args_invalid", "vllm-config",
+     "--dtype float16"),
+    ("ImportError: cannot import name '_set_default_torch_dtype' from 'vllm.model_executor."
+     "model_loader'", "python_dependency_conflict", "vllm", "pip check"),
+    ("ValueError: Chunked prefill is not supported with multi-step (--num-scheduler-steps > 1)",
+     "engine_args_invalid", "vllm-config", "turn one of them off"),
+    ("openai.BadRequestError: Error code: 400 - {'message': 'At most 1 image(s) may be provided "
+     "in one request.'}", "request_error", "vllm-config", "--limit-mm-per-prompt"),
+    ("ImportError: Please install bitsandbytes>=0.42.0 via pip install bitsandbytes>=0.42.0 to "
+     "use bitsandbytes quantizer.", "optional_dependency_missing", "bitsandbytes",
+     "pip install 'bitsandbytes>=0.42.0'"),
+    ("ValueError: GGUF model with architecture minimax-m2 is not supported yet.",
+     "unknown_model_arch", "transformers", "minimax-m2"),
+    ("AssertionError: res=<Response [503]>, res.text=''", "warmup_request_proxied", "host",
+     "no_proxy"),
+    ("There was a problem when trying to write in your cache folder (/.cache/huggingface/hub). "
+     "You should set the environment variable TRANSFORMERS_CACHE to a writable directory.",
+     "cache_dir_not_writable", "huggingface_hub", "HF_HOME"),
+    ("[HAMI-core ERROR (pid:565 thread=1 multiprocess_memory_limit.c:831)]: Illegal device id: "
+     "850725928", "gpu_sharing_layer_fault", "hami", "NCCL_CUMEM_ENABLE=0"),
+    ("AssertionError: Only {'trtllm_mha', 'triton', 'fa4'} backends are supported on Blackwell "
+     "GPUs for hybrid GDN models. Got attention_backend=flashinfer.", "kernel_unsupported_arch",
+     "sglang-config", "--attention-backend"),
+    ("OSError: /root/.cache/torch_extensions/py312_cu124/xgrammar/xgrammar.so: cannot open "
+     "shared object file: No such file or directory", "kernel_extension_not_installed",
+     "xgrammar", "built just in time"),
+    ("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find "
+     "it in the cached files and it looks like Qwen-14B-Chat-AWQ is not the path to a directory "
+     "containing a file named config.json.", "model_not_found", "huggingface_hub",
+     "Qwen-14B-Chat-AWQ"),
+    ("[rank0]: Access to model meta-llama/Llama-3.2-1B is restricted. You must have access to it "
+     "and be authenticated to access it. Please log in.", "hf_auth_gated", "huggingface_hub",
+     "HF_TOKEN"),
 ]
 
 

@@ -45,6 +45,8 @@ CUT_KEYWORD = 14
 """How many characters a cut message may keep after a rule's keyword and still count as cut
 right after its distinctive part."""
 _HISTORY = 64
+_PATH_CACHE = 4096
+"""Paths whose engine is remembered (the same frames recur in every run of a long log)."""
 _QUOTED_ERROR = re.compile(r"\b(?:[A-Za-z]\w*(?:Error|Exception)|[Ee]rror|[Ff]ailed|[Ff]ailure|"
                            r"[Ff]atal)\b")
 """What makes a message a wrapper quotes an error of its own (not 'see above')."""
@@ -125,6 +127,7 @@ class Classifier:
         """Engines named by matched wrapper rules that belong to one engine only."""
         self.paths: dict[str, int] = {}
         """Engines whose code the events' paths and frames name (``…/sglang/srt/…``)."""
+        self._path_engines: dict[str, str | None] = {}
 
     @property
     def run_count(self) -> int:
@@ -333,9 +336,14 @@ class Classifier:
             return
         named: set[str] = set()
         for path in (*(frame.path for frame in event.frames), *paths_in(event.text)):
-            found = attribute_path(path, self.rules.tables, include_generic=True)
-            if found is not None and found[0].engine:
-                named.add(found[0].engine)
+            if path not in self._path_engines:
+                if len(self._path_engines) >= _PATH_CACHE:
+                    self._path_engines.clear()
+                found = attribute_path(path, self.rules.tables, include_generic=True)
+                self._path_engines[path] = found[0].engine if found is not None else None
+            engine = self._path_engines[path]
+            if engine:
+                named.add(engine)
         for engine in named:
             self.paths[engine] = self.paths.get(engine, 0) + 1
 
@@ -392,7 +400,7 @@ class Classifier:
         end = len(text.rstrip())
         best: Match | None = None
         for rule in rules:
-            if rule.exclude and any(p.search(text) for p in rule.exclude):
+            if not rule.cut or (rule.exclude and any(p.search(text) for p in rule.exclude)):
                 continue
             if rule.phases and not set(rule.phases) & set(phases):
                 continue

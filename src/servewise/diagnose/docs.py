@@ -39,6 +39,7 @@ def rule_to_dict(rule: Rule) -> dict[str, Any]:
         **rule_summary(rule),
         "precedence": rule.precedence,
         "defers_to": list(rule.defers_to),
+        "cut": rule.cut,
         "keywords": list(rule.keywords),
         "signatures": [
             {"pattern": written(s.pattern.pattern), "library": s.library, "engine": s.engine}

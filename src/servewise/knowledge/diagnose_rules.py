@@ -81,7 +81,7 @@ FIELDS = frozenset({
     "id", "name", "summary", "category", "kind", "status", "engines", "layer", "library",
     "precedence", "keywords", "signature", "phases", "evidence_any", "exclude", "extract",
     "facts", "advice", "phase", "fix", "related", "explanation", "source", "example", "notes",
-    "defers_to",
+    "defers_to", "cut",
 })
 _SIGNATURE_FIELDS = {"pattern", "library", "engine"}
 _FIX_FIELDS = {"text", "when", "unless", "flags", "env"}
@@ -133,6 +133,9 @@ class Rule:
     defers_to: tuple[str, ...]
     """Categories whose cause, found a few lines below this one's, is the root cause instead
     (a generic message followed by the specific one that explains it)."""
+    cut: bool
+    """Whether a message cut right after one of its keywords still names this rule (False when
+    the keyword is generic and what follows it tells the rules apart: ``No module named``)."""
     keywords: tuple[str, ...]
     signatures: tuple[Signature, ...]
     phases: tuple[str, ...]
@@ -381,6 +384,9 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
     if isinstance(precedence, bool) or not isinstance(precedence, int):
         raise reader.error("precedence", "must be an integer", found=repr(precedence))
     defers_to = reader.strings("defers_to", required=False)
+    cut = reader.entry.data.get("cut", True)
+    if not isinstance(cut, bool):
+        raise reader.error("cut", "must be true or false", found=repr(cut))
     library = reader.string("library")
     if library.startswith("auto") and library not in ("auto",) and not library.startswith(
             "auto:"):
@@ -389,7 +395,7 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
     rule = Rule(
         id=ident, name=name, summary=reader.string("summary"), category=category, kind=kind,
         status=status, engines=engines, layer=layer, library=library, precedence=precedence,
-        defers_to=defers_to, keywords=keywords, signatures=signatures, phases=phases,
+        defers_to=defers_to, cut=cut, keywords=keywords, signatures=signatures, phases=phases,
         evidence_any=expanded_regexes(reader, "evidence_any", tables),
         exclude=expanded_regexes(reader, "exclude", tables),
         extract=extract, facts=facts, advice=advice, phase=implied_phase, fixes=(),
