@@ -292,35 +292,32 @@ class Builder:
 
     def stalled(self, phase: str) -> Finding:
         """The ``root_cause_missing`` finding of a start that ended in ``phase`` with no error."""
-        rule = self.rules.fallback("root_cause_missing")
         name = next((p.name for p in self.rules.tables.phases if p.id == phase), phase)
-        values: dict[str, FieldValue] = {"engine": self.classifier.engine() or "the engine",
-                                         "phase": phase, "stalled_phase": name}
-        fix, _ = self._fix(rule, values)
-        return Finding(
-            category="root_cause_missing", kind="fallback", library=None, layer="unknown",
-            rule=rule.id, rule_name=rule.name, summary="The log stops during start-up with no "
-            "error: a start that hangs there, or a log cut before its failure",
-            explanation=rule.explanation, evidence=(), extracted=dict(values), fix=fix,
-            related=self._related(rule, values), confidence=0.3, occurrences=1,
-            processes=(), first_line=0,
-        )
+        return self._nothing_shown(
+            {"engine": self.classifier.engine() or "the engine", "phase": phase,
+             "stalled_phase": name},
+            "The log stops during start-up with no error: a start that hangs there, or a log "
+            "cut before its failure", confidence=0.3)
 
     def quiet(self) -> Finding:
         """The ``root_cause_missing`` finding of a log that shows no error, no start-up and no
         running server: what was pasted is not the part that failed."""
-        rule = self.rules.fallback("root_cause_missing")
         # Nothing is read from the log: not even the engine (found only on the lines a
         # keyword brought in, so a guess here would depend on the pre-filter).
-        values: dict[str, FieldValue] = {}
+        return self._nothing_shown(
+            {}, "No error and no running server in this log: if the deployment failed, the "
+            "lines that show how are not in it", confidence=0.2)
+
+    def _nothing_shown(self, values: dict[str, FieldValue], summary: str, *,
+                       confidence: float) -> Finding:
+        """A ``root_cause_missing`` finding with no line to show: what the log as a whole says."""
+        rule = self.rules.fallback("root_cause_missing")
         fix, _ = self._fix(rule, values)
         return Finding(
             category="root_cause_missing", kind="fallback", library=None, layer="unknown",
-            rule=rule.id, rule_name=rule.name, summary="No error and no running server in this "
-            "log: if the deployment failed, the lines that show how are not in it",
-            explanation=rule.explanation, evidence=(), extracted=dict(values), fix=fix,
-            related=self._related(rule, values), confidence=0.2, occurrences=1,
-            processes=(), first_line=0,
+            rule=rule.id, rule_name=rule.name, summary=summary, explanation=rule.explanation,
+            evidence=(), extracted=dict(values), fix=fix, related=self._related(rule, values),
+            confidence=confidence, occurrences=1, processes=(), first_line=0,
         )
 
     def missing(self, hints: list[Match] | None = None) -> Finding:

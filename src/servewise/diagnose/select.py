@@ -102,6 +102,12 @@ class _RunData:
     def failed(self) -> bool:
         return bool(self.causes or self.wrappers or self.errors)
 
+    def add_error(self, match: Match) -> None:
+        """Count an error no rule knows; keep the first few."""
+        self.error_count += 1
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append(match)
+
 
 class Collector:
     """Bounded summaries of what each engine run showed."""
@@ -139,19 +145,14 @@ class Collector:
                 aggregate.wrapped = True
             for inner in match.inner:
                 if inner.kind == "error":
-                    data.error_count += 1
-                    if len(data.errors) < MAX_ERRORS:
-                        data.errors.append(inner)
+                    data.add_error(inner)
                 else:
                     self._cause(data, inner)
             return True
         if match.kind == "error":
             if match.shutdown:
                 return False
-            data = self._data(match.run)
-            data.error_count += 1
-            if len(data.errors) < MAX_ERRORS:
-                data.errors.append(match)
+            self._data(match.run).add_error(match)
             return True
         self._cause(self._data(match.run), match)
         return True
