@@ -108,3 +108,13 @@ def test_an_indented_line_mid_chunk_counts_as_traceback_above_a_hit() -> None:
     data = head + frames + b"RuntimeError: CUDA error: no kernel image is available\n"
     scanner = new_scanner()
     assert scanner._lookback(data, len(head) + len(frames), 0) == len(head)
+
+
+def test_the_first_lines_tell_the_engine_without_a_keyword() -> None:
+    """A paste whose only engine-format lines carry no keyword still names its engine."""
+    head = "".join(f"[2025-03-0{1 + i % 9} 10:00:0{i % 10} TP{i % 2}] Decode batch. "
+                   f"#running-req: {i}, #token: {100 * i}\n" for i in range(8))
+    text = head + "RuntimeError: something no rule knows about\n"
+    diagnosis = diagnose_text(text)
+    assert diagnosis.engine == "sglang"
+    assert _key(text) == _key(text, prefilter=False)

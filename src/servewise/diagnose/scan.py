@@ -45,6 +45,9 @@ GENERIC_KEYWORDS = (
 ``current device:``, the second line of ggml's CUDA errors, which names the function and the
 file (the library) that hit them."""
 
+HEAD_LINES = 200
+"""The log's first lines are all parsed, keyword or not: their formats tell which engine
+wrote the log (a pasted excerpt may have no start line), and a few hundred lines cost nothing."""
 LOOKBACK_LINES = 200
 """At most this many traceback lines above a hit are parsed with it (and kept from the end
 of the previous chunk, for a hit at the start of the next)."""
@@ -242,14 +245,14 @@ class LogScanner:
     def _hits(self, data: bytes, lo: int, hi: int) -> list[int]:
         """Start offsets of the lines in ``data[lo:hi]`` that contain a keyword."""
         if not self.prefilter:
-            starts = [lo]
-            position = data.find(b"\n", lo, hi)
-            while 0 <= position < hi - 1:
-                starts.append(position + 1)
-                position = data.find(b"\n", position + 1, hi)
-            return starts
+            return _line_starts(data, lo, hi, -1)
         starts = []
         line_end = -1
+        if self._lines < HEAD_LINES:
+            starts = _line_starts(data, lo, hi, HEAD_LINES - self._lines)
+            line_end = data.find(b"\n", starts[-1], hi)
+            if line_end < 0:
+                return starts
         rfind, find = data.rfind, data.find
         for offset in self._prefilter.offsets(data, lo, hi):
             if offset <= line_end:
@@ -349,6 +352,16 @@ class LogScanner:
                 return  # one failed request of a running server: not a failure to report
             self._classifier.mark_failure()
             self.failure_seen = True
+
+
+def _line_starts(data: bytes, lo: int, hi: int, limit: int) -> list[int]:
+    """Start offsets of the complete lines in ``data[lo:hi]``, at most ``limit`` (-1: all)."""
+    starts = [lo]
+    position = data.find(b"\n", lo, hi)
+    while 0 <= position < hi - 1 and len(starts) != limit:
+        starts.append(position + 1)
+        position = data.find(b"\n", position + 1, hi)
+    return starts
 
 
 def _clip_raw(raw: bytes) -> bytes:
