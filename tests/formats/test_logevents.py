@@ -117,3 +117,31 @@ def test_a_record_that_is_not_a_repr_stays_its_own_event() -> None:
             "ERROR 10-11 12:27:29 engine.py:157] ValueError: boom\n")
     kinds = [e.kind for e in events(text)]
     assert kinds == ["record", "traceback"]
+
+
+def test_faulthandler_frames_belong_to_the_fatal_error_innermost_last() -> None:
+    """Python's faulthandler lists the current thread's frames innermost first, without the
+    comma of a traceback; other threads' frames are not the failure's."""
+    text = ("Fatal Python error: Segmentation fault\n\n"
+            "Thread 0x00007fd0aa7fc640 (most recent call first):\n"
+            '  File "/usr/lib/python3.10/threading.py", line 324 in wait\n\n'
+            "Current thread 0x00007fcf597eb640 (most recent call first):\n"
+            '  File "/x/site-packages/flashinfer/decode.py", line 514 in begin_forward\n'
+            '  File "/x/site-packages/vllm/attention/backends/flashinfer.py", line 149 in '
+            "begin_forward\n")
+    assembler = EventAssembler()
+    lines = [line for n, raw in enumerate(text.splitlines(), 1) for line in parse_line(raw, n)]
+    (fatal,) = assembler.feed_all(lines)
+    assert fatal.text == "Fatal Python error: Segmentation fault"
+    assert [f.path for f in fatal.frames] == [
+        "/x/site-packages/vllm/attention/backends/flashinfer.py",
+        "/x/site-packages/flashinfer/decode.py"]
+
+
+def test_a_raise_line_cut_before_its_closing_quote_still_says_what_was_raised() -> None:
+    text = ("Traceback (most recent call last):\n"
+            '  File "/x/site-packages/triton/runtime/build.py", line 32, in _build\n'
+            '    raise RuntimeError("Failed to find C compiler. Please\n')
+    (traceback,) = events(text)
+    assert traceback.exception == "RuntimeError"
+    assert traceback.message == "Failed to find C compiler. Please"

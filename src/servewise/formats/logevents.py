@@ -41,13 +41,17 @@ _CHAIN = re.compile(
     r"^(?:The above exception was the direct cause of the following exception:"
     r"|During handling of the above exception, another exception occurred:)\s*$"
 )
-_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:,? in (?P<func>.+?))?\s*$')
+# faulthandler's dump after ``Fatal Python error:``: a thread's frames, innermost first.
+_FAULT_THREAD = re.compile(r"^(?P<current>Current thread|Thread) 0x[0-9a-fA-F]+ "
+                           r"\(most recent call first\):$")
 _REPR = re.compile(r"^[A-Z]\w*(?:Error|Exception)\(")
+_FATAL_PYTHON = "Fatal Python error"
 """An exception's repr (``ValueError("…")``): an exception line, not a frame's source line."""
 _EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<msg>.*))?$")
 # A traceback's source line that raises with a literal message: ``raise ValueError("...")``.
 _RAISE = re.compile(
-    r"""^raise\s+(?P<type>[A-Za-z_][\w.]*)\(\s*[fFrRuU]{0,2}(?P<q>["'])(?P<msg>[^"']+)(?P=q)""")
+    r"""^raise\s+(?P<type>[A-Za-z_][\w.]*)\(\s*[fFrRuU]{0,2}(?P<q>["'])(?P<msg>[^"']+)(?:(?P=q)|$)""")
 # A record that is an exception's repr: ``OutOfMemoryError('CUDA out of memory. …')``.
 _REPR = re.compile(r"""^(?P<type>[A-Z]\w*(?:Error|Exception))\((?P<q>["'])(?P<msg>.+)(?P=q)\)$""")
 _EXCEPTION_WORDS = re.compile(
@@ -155,6 +159,9 @@ class _Open:
     """The innermost ``raise Type("literal")`` source line seen among the frames."""
     after_frame: bool = False
     """The last line read was a frame (its source line may follow, unindented when pasted)."""
+    fault_thread: str | None = None
+    """In a ``Fatal Python error`` record: the faulthandler thread being read (``Current
+    thread`` or ``Thread``); only the current thread's frames are the failure's."""
 
 
 def _record_key(line: LogLine) -> tuple[str | None, str | None, str | None]:
@@ -262,6 +269,10 @@ class EventAssembler:
     def _message_continues(self, state: _Open, line: LogLine, text: str) -> bool:
         if len(state.message) >= MAX_MESSAGE_LINES:
             return False
+        if state.kind == "record" and state.message[:1] and state.message[0].startswith(
+                _FATAL_PYTHON) and (_FAULT_THREAD.match(text.strip()) or (
+                    state.fault_thread is not None and _FRAME.match(text) is not None)):
+            return True  # faulthandler's dump of the threads below the fatal error
         if state.kind == "record" and _FRAME.match(text) is not None:
             # A paste that begins inside a traceback (a frame's source line, then frames):
             # the frames start a traceback of their own, so its exception gets them.
@@ -351,6 +362,8 @@ class EventAssembler:
             else:
                 state.message.append(stripped)
             return
+        if state.kind == "record" and _fault_frame(state, text):
+            return
         if not text.strip():
             state.blank += 1
             state.message.append("")
@@ -424,6 +437,24 @@ def _use_the_raise_line(state: _Open) -> None:
         return  # another exception than the one raised there
     state.exception = kind
     state.message = [text]
+
+
+def _fault_frame(state: _Open, text: str) -> bool:
+    """Read a line of faulthandler's dump into a fatal-error record: a thread header, or a
+    frame of the current thread (kept innermost last, as a traceback orders them)."""
+    thread = _FAULT_THREAD.match(text.strip())
+    if thread is not None:
+        state.fault_thread = thread["current"]
+        state.blank = 0
+        return True
+    if state.fault_thread is None:
+        return False
+    frame = _FRAME.match(text)
+    if frame is None:
+        return False
+    if state.fault_thread == "Current thread" and len(state.frames) < MAX_FRAMES:
+        state.frames.insert(0, _frame(frame, state.last))
+    return True
 
 
 def _frame(match: re.Match[str], number: int) -> Frame:
