@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from servewise.diagnose import diagnose_text, new_scanner
+from support.diagnose import RULE_FIXTURES
 
 STOPPED_IN_WEIGHTS = (
     "INFO 11-01 23:16:20 model_runner.py:1110] Starting to load model /models/x...\n"
@@ -46,8 +47,23 @@ def test_a_log_with_nothing_in_it_is_an_excerpt_without_its_failure() -> None:
     assert root.evidence == () and "Collect the whole log" in root.fix.steps[0]
 
 
+def test_an_excerpt_that_starts_with_the_server_up_is_not_a_healthy_log() -> None:
+    """No engine start, no start-up phase, then the server up and no error: a paste from a
+    running server, which says nothing about a failure outside it (what to collect)."""
+    log = ("main: server is listening on http://127.0.0.1:8080 - starting the main loop\n"
+           "srv  update_slots: all slots are idle\n")
+    root = diagnose_text(log).root_cause
+    assert root is not None and root.category == "root_cause_missing"
+    assert "server already up" in root.summary
+    whole = (RULE_FIXTURES / "NOI001" / "negative.log").read_text()
+    assert diagnose_text(whole).root_cause is None
+
+
 def test_llama_cpp_and_tgi_milestones_are_read() -> None:
-    llama = ("llama_new_context_with_model: n_ctx = 4096\n"
+    llama = ("llama_model_loader: loaded meta data with 26 key-value pairs and 291 tensors from "
+             "/models/llama-3-8b.Q4_K_M.gguf (version GGUF V3 (latest))\n"
+             "llm_load_tensors: offloaded 33/33 layers to GPU\n"
+             "llama_new_context_with_model: n_ctx = 4096\n"
              "main: server is listening on http://127.0.0.1:8080 - starting the main loop\n")
     assert diagnose_text(llama).root_cause is None
     tgi = ("2024-05-07T12:39:10.101023Z  INFO text_generation_launcher: Starting shard rank=0\n"

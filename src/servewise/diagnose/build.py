@@ -299,14 +299,17 @@ class Builder:
             "The log stops during start-up with no error: a start that hangs there, or a log "
             "cut before its failure", confidence=0.3)
 
-    def quiet(self) -> Finding:
+    def quiet(self, *, up: bool = False) -> Finding:
         """The ``root_cause_missing`` finding of a log that shows no error, no start-up and no
-        running server: what was pasted is not the part that failed."""
+        running server (or, ``up``, only a server already up): what was pasted is not the part
+        that failed."""
         # Nothing is read from the log: not even the engine (found only on the lines a
         # keyword brought in, so a guess here would depend on the pre-filter).
-        return self._nothing_shown(
-            {}, "No error and no running server in this log: if the deployment failed, the "
-            "lines that show how are not in it", confidence=0.2)
+        summary = ("No error in this excerpt, which starts with the server already up: if the "
+                   "deployment failed, the lines that show how are not in it" if up else
+                   "No error and no running server in this log: if the deployment failed, the "
+                   "lines that show how are not in it")
+        return self._nothing_shown({}, summary, confidence=0.2)
 
     def _nothing_shown(self, values: dict[str, FieldValue], summary: str, *,
                        confidence: float) -> Finding:

@@ -44,6 +44,8 @@ CUT_KEYWORD = 14
 ("out of memory" is not: every OOM rule has it)."""
 """How many characters a cut message may keep after a rule's keyword and still count as cut
 right after its distinctive part."""
+_BACKTRACE_LINE = re.compile(r"^\s*(?:frame #\d+: |Exception raised from \S+ at \S+ "
+                             r"\(most recent call first\):$)")
 _HISTORY = 64
 _PATH_CACHE = 4096
 """Paths whose engine is remembered (the same frames recur in every run of a long log)."""
@@ -257,6 +259,15 @@ class Classifier:
         only of a failure."""
         return self.run.serving_line is not None or self.run.shutdown_line is not None
 
+    def seen_up_only(self) -> bool:
+        """Whether the last run shows only a server already up: it came up, with no engine
+        start and no start-up phase before that (an excerpt pasted from the running server,
+        not a whole log, so a failure may lie outside it)."""
+        run = self.run
+        return (run.serving_line is not None and run.shutdown_line is None
+                and run.engine is None and "engine_version" not in run.facts
+                and all(phase == "serving" for _, phase in run.stages))
+
     def stage(self, line: int) -> str | None:
         """The last phase a marker line entered before ``line``."""
         run = self._run_of(line)
@@ -322,9 +333,11 @@ class Classifier:
         if cause is not None:
             cause.shutdown = shutdown
             return cause
-        if event.kind == "traceback" and event.exception is None and not event.message.strip():
-            # A traceback cut before its exception (the excerpt ends in its frames): it shows
-            # where, not what; like a wrapper, it says the cause is missing from the excerpt.
+        if (event.kind == "traceback" and event.exception is None and not event.message.strip()
+                ) or _only_backtrace(text):
+            # A traceback cut before its exception (the excerpt ends in its frames), or a C++
+            # backtrace pasted without the message above it: it shows where, not what; like a
+            # wrapper, it says the cause is missing from the excerpt.
             return Match("wrapper", event, run.index, shutdown=shutdown)
         if self._error_like(event):
             return Match("error", event, run.index, shutdown=shutdown)
@@ -463,6 +476,13 @@ def _rank(match: Match) -> tuple[int, int]:
     rule = match.rule
     assert rule is not None
     return (rule.precedence, match.signature.literal if match.signature is not None else 0)
+
+
+def _only_backtrace(text: str) -> bool:
+    """Whether ``text`` is only the lines of a C++ backtrace (c10's ``Exception raised from …
+    (most recent call first):`` and ``frame #N:`` lines), with no message."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and all(_BACKTRACE_LINE.match(line) for line in lines)
 
 
 def engine_name(spec: str) -> str:

@@ -185,12 +185,15 @@ class Collector:
                 return Diagnosis(cut, (cut,), lines=lines, engine=engine,
                                  runs=classifier.run_count)
             # A complete log that started and stopped mid-way, or that shows no error, no
-            # start and no running server (an excerpt that left the failure out).
+            # start and no running server, or only a server already up (an excerpt that
+            # left the failure out).
             phase = classifier.stalled() if ended else None
-            if phase is not None or (ended and lines and not classifier.came_up()):
+            up_only = ended and classifier.seen_up_only()
+            if phase is not None or up_only or (ended and lines and not classifier.came_up()):
                 builder = Builder(self.rules, classifier, gpu_total_gib, gpu_name,
                                   last[1] if last is not None else _RunData())
-                found = builder.stalled(phase) if phase is not None else builder.quiet()
+                found = (builder.stalled(phase) if phase is not None
+                         else builder.quiet(up=up_only))
                 return Diagnosis(found, (found,), lines=lines, engine=engine,
                                  runs=classifier.run_count)
             return Diagnosis(None, (), lines=lines, engine=engine, runs=classifier.run_count)
