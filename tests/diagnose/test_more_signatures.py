@@ -145,6 +145,55 @@ CASES = [
     ("[rank0]: Access to model meta-llama/Llama-3.2-1B is restricted. You must have access to it "
      "and be authenticated to access it. Please log in.", "hf_auth_gated", "huggingface_hub",
      "HF_TOKEN"),
+    ("(VllmWorker rank=0 pid=1) ERROR 08-06 00:24:22 [multiproc_executor.py:546] RuntimeError: "
+     "Currently, block scaled fp8 gemm is not implemented for Blackwell",
+     "kernel_unsupported_arch", "vllm-kernels", "servewise gate"),
+    ("[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 2 Rank 0] Heartbeat monitor timed out! Process "
+     "will be terminated after dumping debug info. workMetaList_.size()=9",
+     "nccl_watchdog_timeout", "nccl", "Xid"),
+    ('time=2024-09-03T16:36:00.853+08:00 level=DEBUG source=gpu.go:537 msg="Unable to load '
+     'cudart" library=/usr/lib/ollama/libcudart.so.12 error="your nvidia driver is too old or '
+     'missing.  If you have a CUDA GPU please upgrade to run ollama"', "driver_too_old", "driver",
+     "Upgrade the host's NVIDIA driver"),
+    ("/repo/nvshmem_src/src/host/transport/transport.cpp:nvshmemi_transport_init:275: init "
+     "failed for transport: IBGDA", "nvshmem_transport_error", "nvshmem",
+     "NVSHMEM_IB_ENABLE_IBGDA=0"),
+    ("ImportError: /usr/local/lib/python3.12/dist-packages/lmcache/c_ops.cpython-312-x86_64-"
+     "linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEa", "binary_abi_mismatch",
+     "lmcache", "c++filt"),
+    ("ERROR 03-19 10:55:18 [serving_chat.py:677] vllm.engine.multiprocessing.MQEngineDeadError: "
+     "Engine loop is not running. Inspect the stacktrace to find the original error: "
+     "OutOfMemoryError('CUDA out of memory. Tried to allocate 128.00 MiB. GPU 0 has a total "
+     "capacity of 79.33 GiB of which 16.00 MiB is free.')", "oom_runtime", "torch",
+     "--max-num-seqs"),
+    ("text_generation.errors.GenerationError: Request failed during generation: Server error: "
+     "CUDA out of memory. Tried to allocate 42.00 MiB. GPU 0 has a total capacty of 39.39 GiB "
+     "of which 31.94 MiB is free.", "oom_runtime", "torch", "--max-num-seqs"),
+    ("ERROR 12-19 09:33:44 engine.py:135] OutOfMemoryError('Error in model execution (input "
+     "dumped to /tmp/err_execute_model_input_20241219-093344.pkl): CUDA out of memory. Tried to "
+     "allocate 524.00 MiB. GPU 0 has a total capacity of 15.77 GiB of which 137.12 MiB is "
+     "free.')", "oom_runtime", "torch", "--max-num-seqs"),
+    ("ollama  | ggml_backend_cuda_buffer_type_alloc_buffer: allocating 35533.34 MiB on device 0: "
+     "cudaMalloc failed: out of memory\nollama  | llama_model_load: error loading model: unable "
+     "to allocate CUDA0 buffer", "oom_weight_load", "ggml", "-ngl"),
+]
+
+NOT_A_CAUSE = [
+    # cudaErrorOperatingSystem: the OS refused (pinned memory), not a GPU architecture.
+    "torch.AcceleratorError: CUDA error: OS call failed or operation not supported on this OS",
+    # The router lost its shard's socket: the shard's own error is elsewhere.
+    '{"timestamp":"2025-08-29T14:40:17.288163Z","level":"ERROR","message":"Request failed during '
+    'generation: Server error: error trying to connect: No such file or directory (os error 2)",'
+    '"target":"text_generation_router_v3::backend"}',
+    # c10's backtrace without the message above it.
+    "Exception raised from ncclCommWatchdog at ../torch/csrc/distributed/c10d/ProcessGroupNCCL."
+    "cpp:1601 (most recent call first):\nframe #0: c10::Error::Error(c10::SourceLocation, "
+    "std::string) + 0x96 (0x7a6875072446 in /usr/local/lib/python3.12/dist-packages/torch/lib/"
+    "libc10.so)",
+    # vLLM V0's executor noticing a dead worker, and the client noticing a dead engine.
+    "ERROR 10-30 11:56:48 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 198 died, "
+    "exit code: -6",
+    "ERROR 01-22 00:13:32 client.py:282] RuntimeError('Engine process (pid 77) died.')",
 ]
 
 
@@ -154,6 +203,13 @@ def test_a_line_names_its_cause(log: str, category: str, library: str, in_fix: s
     root = diagnose_text(log + "\n").root_cause
     assert root is not None and (root.category, root.library) == (category, library), root
     assert in_fix in " ".join(root.fix.steps)
+
+
+@pytest.mark.parametrize("log", NOT_A_CAUSE, ids=range(len(NOT_A_CAUSE)))
+def test_near_misses_name_no_specific_cause(log: str) -> None:
+    """Lines that look like a known cause, or only point at one elsewhere, name none."""
+    root = diagnose_text(log + "\n").root_cause
+    assert root is not None and root.category in ("unknown", "root_cause_missing"), root
 
 
 def test_a_long_quoted_message_is_classified_inside_its_wrapper() -> None:
