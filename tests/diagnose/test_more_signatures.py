@@ -176,6 +176,35 @@ CASES = [
     ("ollama  | ggml_backend_cuda_buffer_type_alloc_buffer: allocating 35533.34 MiB on device 0: "
      "cudaMalloc failed: out of memory\nollama  | llama_model_load: error loading model: unable "
      "to allocate CUDA0 buffer", "oom_weight_load", "ggml", "-ngl"),
+    ("TypeError: EngineArgs.__init__() got an unexpected keyword argument 'num_scheduler_steps'",
+     "engine_args_invalid", "vllm-version", "num_scheduler_steps"),
+    ('Traceback (most recent call last):\n  File ".../ray/llm/_internal/serve/core/configs/'
+     'openai_api_models.py", line 28, in <module>\n    from vllm.entrypoints.openai.'
+     "speech_to_text.protocol import (\nModuleNotFoundError: No module named 'vllm.entrypoints."
+     "openai.speech_to_text'", "python_dependency_conflict", "ray", "pins"),
+    ("ERROR 07-18 09:55:55 [core.py:586] ValueError: placement group bundle index 8 is invalid. "
+     "Valid placement group indexes: 0-2", "ray_multinode_placement", "ray", "ray status"),
+    ('Traceback (most recent call last):\n  File "/x/vllm/model_executor/models/chatglm.py", line '
+     "53, in __init__\n    assert self.total_num_kv_heads % tp_size == 0\nAssertionError",
+     "tp_heads_indivisible", "vllm-config", "servewise plan"),
+    # Building the model allocates its weights: an OOM in a model's __init__ is a load OOM.
+    ('Traceback (most recent call last):\n  File "/v/vllm/model_executor/models/llama.py", line '
+     '146, in __init__\n    self.self_attn = LlamaAttention(\n  File "/v/vllm/model_executor/'
+     'parallel_utils/tensor_parallel/layers.py", line 272, in __init__\n    self.weight = '
+     "Parameter(torch.empty(\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+     "160.00 MiB (GPU 0; 79.35 GiB total capacity; 78.58 GiB already allocated; 145.19 MiB free)",
+     "oom_weight_load", "torch", "tensor"),
+    ("ValueError: Quantization is not supported for <class 'vllm.model_executor.models.bloom."
+     "BloomForCausalLM'>.", "quant_unsupported_model", "vllm-version", "BloomForCausalLM"),
+    ("ggml_cuda_init: failed to initialize CUDA: system not yet initialized",
+     "fabric_manager_not_running", "driver", "nvidia-fabricmanager"),
+    ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+     "before calling NumCudaDevices() that might have already set an error? Error 802: system not "
+     "yet initialized", "fabric_manager_not_running", "driver", "nvidia-fabricmanager"),
+    ("E1212 03:05:00.535254 11684 backend_model.cc:553] ERROR: Failed to create instance: "
+     "unexpected error when creating modelInstanceState: [json.exception.parse_error.101] parse "
+     "error at line 1, column 1: syntax error while parsing value - unexpected end of input; "
+     "expected '[', '{', or a literal", "model_not_found", "tensorrt_llm", "config.pbtxt"),
 ]
 
 NOT_A_CAUSE = [
@@ -194,6 +223,13 @@ NOT_A_CAUSE = [
     "ERROR 10-30 11:56:48 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 198 died, "
     "exit code: -6",
     "ERROR 01-22 00:13:32 client.py:282] RuntimeError('Engine process (pid 77) died.')",
+    # NCCL's optional net plugin, reported missing on every start.
+    "ae05277d311f:55933:55933 [1] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: "
+    "cannot open shared object file: No such file or directory : when loading libnccl-net.so",
+    # SGLang's rank that loaded, waiting on one that did not.
+    "[2025-03-17 17:15:55 TP1] ValueError: TP rank 1 could finish the model loading, but there "
+    "are other ranks that didn't finish loading. It is likely due to unexpected failures (e.g., "
+    "OOM) or a slow node.",
 ]
 
 

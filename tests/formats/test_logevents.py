@@ -145,3 +145,15 @@ def test_a_raise_line_cut_before_its_closing_quote_still_says_what_was_raised() 
     (traceback,) = events(text)
     assert traceback.exception == "RuntimeError"
     assert traceback.message == "Failed to find C compiler. Please"
+
+
+def test_a_bare_assertion_error_takes_its_assert_statement_as_its_message() -> None:
+    text = ("Traceback (most recent call last):\n"
+            '  File "/x/vllm/model_executor/models/chatglm.py", line 53, in __init__\n'
+            "    assert self.total_num_kv_heads % tp_size == 0\n"
+            "AssertionError\n")
+    (traceback,) = events(text)
+    assert traceback.exception == "AssertionError"
+    assert traceback.message == "assert self.total_num_kv_heads % tp_size == 0"
+    with_message = text.replace("AssertionError\n", "AssertionError: heads do not divide\n")
+    assert events(with_message)[0].message == "heads do not divide"

@@ -282,11 +282,13 @@ class Classifier:
         found: list[str] = []
         functions = [frame.function for frame in event.frames]
         innermost = event.frames[-1].path if event.frames else None
+        built = [frame.path for frame in event.frames if frame.function == "__init__"]
         message = _PATHS.sub(" ", event.text)
         for phase in self.rules.tables.phases:
             if any(p.search(f) for p in phase.functions for f in functions) or any(
                 p.search(message) for p in phase.messages
-            ) or (innermost is not None and any(p.search(innermost) for p in phase.innermost)):
+            ) or (innermost is not None and any(p.search(innermost) for p in phase.innermost)
+                  ) or any(p.search(path) for p in phase.builders for path in built):
                 found.append(phase.id)
         return tuple(found)
 

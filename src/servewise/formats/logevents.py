@@ -349,7 +349,8 @@ class EventAssembler:
                 if stripped and not stripped.startswith(("^", "~", "...<")):
                     # A frame's source line: only the last frame's raise says what was raised.
                     raised = _RAISE.match(stripped) if stripped[:5] == "raise" else None
-                    state.raised = (raised["type"], raised["msg"]) if raised else None
+                    state.raised = (raised["type"], raised["msg"]) if raised else (
+                        ("AssertionError", stripped) if stripped[:7] == "assert " else None)
                 return  # source lines, carets, blank lines between TGI's frames
             if stripped == TRACEBACK_HEADER:
                 return
@@ -417,7 +418,8 @@ def _repr_before_traceback(state: _Open, text: str) -> bool:
 
 def _use_the_raise_line(state: _Open) -> None:
     """A traceback whose exception line was cut (``NotImplementedEr``) or never pasted takes
-    its type and message from the last frame's ``raise Type("message")`` source line, else
+    its type and message from the last frame's ``raise Type("message")`` source line (a bare
+    ``AssertionError`` takes its ``assert`` statement as its message), else
     from the record that introduced it when that record is the exception's ``repr``
     (vLLM V0 logs ``OutOfMemoryError('CUDA out of memory. …')`` above the traceback)."""
     if state.kind != "traceback":

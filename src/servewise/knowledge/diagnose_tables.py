@@ -158,6 +158,9 @@ class Phase:
     markers: tuple[str, ...]
     """Literal log text that marks entering this phase."""
     sources: tuple[str, ...]
+    builders: tuple[re.Pattern[str], ...] = ()
+    """Paths of model code whose ``__init__`` frames place a failure here (building the model
+    allocates its weights)."""
     request_frames: tuple[re.Pattern[str], ...] = ()
     """(serving) Frame paths of the code that answers one request: an error raised there
     failed that request, not the server."""
@@ -282,8 +285,8 @@ def _load_phases(user_dir: Path | bool | None) -> tuple[Phase, ...]:
     phases = []
     for entry in _entries("diagnose_phases.toml", "phase", user_dir):
         reader = EntryReader(entry, {"id", "name", "functions", "messages", "innermost",
-                                     "markers", "request_frames", "request_messages", "source",
-                                     "notes"})
+                                     "builders", "markers", "request_frames",
+                                     "request_messages", "source", "notes"})
         phases.append(Phase(
             id=_slug(reader),
             name=reader.string("name"),
@@ -292,6 +295,7 @@ def _load_phases(user_dir: Path | bool | None) -> tuple[Phase, ...]:
             innermost=bounded_regexes(reader, "innermost", required=False),
             markers=reader.strings("markers", required=False),
             sources=reader.sources(),
+            builders=bounded_regexes(reader, "builders", required=False),
             request_frames=bounded_regexes(reader, "request_frames", required=False),
             request_messages=bounded_regexes(reader, "request_messages", required=False),
         ))
