@@ -172,3 +172,21 @@ def test_the_engine_is_read_from_the_paths_of_other_events() -> None:
     root = diagnose_text(text).root_cause
     assert root is not None and root.category == "cuda_illegal_memory_access"
     assert root.library == "sglang-kernels"
+
+
+def test_a_paste_from_a_log_console_is_read_in_log_order() -> None:
+    """Newest first, as Cloud Logging lists it: the KeyError on top, its frames below."""
+    lines = [
+        "[2025-04-07 19:13:52] Received sigquit from a child process. It usually means the "
+        "child failed.",
+        "KeyError: 'model.layers.55.mlp.gate_up_proj.input_scale'",
+        "param = params_dict[name]",
+        'File "/sgl-workspace/sglang/python/sglang/srt/models/llama.py", line 508, in '
+        "load_weights",
+        "Traceback (most recent call last):",
+    ]
+    stamps = [f"2025-04-07T19:13:52.3178{9 - n}0000Z" for n in range(len(lines))]
+    text = "".join(f"ERROR {stamp} {line}\n" for stamp, line in zip(stamps, lines, strict=True))
+    root = diagnose_text(text).root_cause
+    assert root is not None and root.category == "unknown"
+    assert root.library == "sglang" and "KeyError" in root.evidence[0].text

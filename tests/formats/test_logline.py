@@ -93,3 +93,29 @@ def test_progress_bars() -> None:
 
 def test_strip_ansi() -> None:
     assert strip_ansi("\x1b[31mred\x1b[0m \x1b]8;;http://x\x07link") == "red link"
+
+
+def test_a_flattened_paste_is_split_again_at_its_process_tags() -> None:
+    """Newlines lost in a comment box: one line holding a tagged traceback's lines."""
+    tag = "(SGLangWorker pid=38138) "
+    raw = (f"> Capturing batches (bs=64): 0%| | 0/11 [00:00<?, ?it/s] {tag}Scheduler hit an "
+           f"exception: Traceback (most recent call last): {tag}File \"/x/triton/compiler.py\", "
+           f"line 292, in make_cubin {tag}subprocess.run(cmd) {tag}subprocess.CalledProcessError"
+           ": Command 'ptxas' returned non-zero exit status 255.")
+    lines = parse_line(raw, 1)
+    assert [line.text for line in lines[1:]] == [
+        "Scheduler hit an exception: Traceback (most recent call last):",
+        'File "/x/triton/compiler.py", line 292, in make_cubin', "subprocess.run(cmd)",
+        "subprocess.CalledProcessError: Command 'ptxas' returned non-zero exit status 255."]
+    assert {line.process for line in lines[1:]} == {"SGLangWorker pid=38138"}
+    # Two tags, or tags of several processes, are ordinary lines.
+    assert len(parse_line(f"{tag}a {tag}File \"/x.py\", line 1, in f", 1)) == 1
+
+
+def test_a_log_console_prefix_is_removed() -> None:
+    """Google Cloud Logging's severity and timestamp; its severity is the stream's."""
+    (line,) = parse_line("INFO 2025-03-30T23:51:21.299840450Z \x1b[1;36m(VllmWorkerProcess "
+                         "pid=630)\x1b[0;0m ERROR 03-30 23:51:21 multiproc_worker_utils.py:243] "
+                         "KeyError: 'layers.32.self_attn.qkv_proj.k_scale'", 1)
+    assert line.text == "KeyError: 'layers.32.self_attn.qkv_proj.k_scale'"
+    assert (line.level, line.process) == ("error", "VllmWorkerProcess pid=630")

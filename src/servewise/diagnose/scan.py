@@ -31,6 +31,7 @@ from servewise.diagnose.select import Collector
 from servewise.errors import LogInputError
 from servewise.formats.logevents import Event, EventAssembler
 from servewise.formats.logline import parse_line
+from servewise.formats.logorder import in_log_order, newest_first
 from servewise.knowledge.diagnose_rules import RuleSet
 
 __all__ = ["GENERIC_KEYWORDS", "LogScanner", "Prefilter", "prefilter_keywords"]
@@ -48,6 +49,9 @@ file (the library) that hit them."""
 HEAD_LINES = 200
 """The log's first lines are all parsed, keyword or not: their formats tell which engine
 wrote the log (a pasted excerpt may have no start line), and a few hundred lines cost nothing."""
+ORDER_PROBE = 2**20
+"""A log up to this size is checked for newest-first order when it ends (a paste from a log
+console); a longer one is read as it comes."""
 LOOKBACK_LINES = 200
 """At most this many traceback lines above a hit are parsed with it (and kept from the end
 of the previous chunk, for a hit at the start of the next)."""
@@ -151,6 +155,8 @@ class LogScanner:
         self._classifier = Classifier(rules)
         self._collector = Collector(rules)
         self._pending = b""
+        self._head: list[bytes] = []
+        self._reordered = False
         self._ring = b""
         self._parsed_line = 0
         self._budget = 0
@@ -174,6 +180,8 @@ class LogScanner:
                 hint="pass the engine's log (stdout/stderr), e.g. `docker logs CONTAINER 2>&1`",
                 expected="text", found="binary data",
             )
+        if self._bytes < ORDER_PROBE:
+            self._head.append(chunk[: ORDER_PROBE + 1 - self._bytes])
         self._bytes += len(chunk)
         start = 0
         if self._pending:
@@ -204,7 +212,18 @@ class LogScanner:
         self.feed(b"".join(batch))
 
     def finish(self) -> Diagnosis:
-        """The end of the log: the diagnosis of everything fed."""
+        """The end of the log: the diagnosis of everything fed.
+
+        A small log pasted newest first (from a log console) is read again in log order."""
+        if 0 < self._bytes <= ORDER_PROBE and not self._reordered:
+            text = b"".join(self._head).decode("utf-8", "replace")
+            if newest_first(text):
+                again = LogScanner(self.rules, gpu_total_gib=self.gpu_total_gib,
+                                   gpu_name=self.gpu_name, prefilter=self.prefilter,
+                                   on_match=self.on_match)
+                again._reordered = True
+                again.feed(in_log_order(text).encode())
+                return again.finish()
         if self._pending:
             last = self._pending + b"\n"
             self._pending = b""

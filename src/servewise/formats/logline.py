@@ -21,6 +21,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 
 __all__ = ["MAX_LINE_CHARS", "LogLine", "clip_text", "parse_line", "process_label",
            "strip_ansi"]
@@ -63,6 +64,9 @@ _PIPE = re.compile(r"\s*\|\s+(?=\[\d{4}-\d\d-\d\dT)")
 _PYTEST = re.compile(r"E {3,7}(?=\S)")
 _SRUN = re.compile(r"\d{1,4}: (?=[(\[]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) )")
 _KUBECTL = re.compile(r"\[pod/[^\]\s]{1,253}\] ")
+# A log console's severity and timestamp (Google Cloud Logging's export and its pasted view).
+_CONSOLE = re.compile(r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) "
+                      r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z) ")
 _FASTCHAT = re.compile(
     r"(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \| (?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) \| "
     r"[\w.-]{1,64} \| ")
@@ -79,6 +83,9 @@ _PROCESS = re.compile(
 )
 _NAME_RANKS = re.compile(r"(?<![A-Za-z])(DP|TP|PP|EP|PCP|DCP)(\d+)")
 _NAME_INDEX = re.compile(r"[_-](\d+)$")
+_FLATTENED_TAGS = 3
+"""A line holding this many copies of one process tag (and a frame) is several lines run
+together."""
 _RAY_REPEATED = re.compile(r"\[repeated (?P<n>\d{1,9})x across cluster\]\s{0,64}$")
 
 # -- logger formats ----------------------------------------------------------
@@ -220,6 +227,9 @@ def parse_line(raw: str, number: int) -> list[LogLine]:
         # A progress bar redrawn in place: only its last state was on screen.
         parts = [part for part in text.split("\r") if part.strip()]
         text = parts[-1] if parts else ""
+    flattened = _unflatten(text)
+    if flattened is not None:
+        return [line for part in flattened for line in _parse_text(part, number, _Meta())]
     stripped = text.lstrip()
     if stripped.startswith("{") and '"' in stripped:
         unwrapped = _unwrap_json(stripped)
@@ -230,6 +240,21 @@ def parse_line(raw: str, number: int) -> list[LogLine]:
                 lines.extend(_parse_text(message, number, _copy(meta)))
             return lines
     return _parse_text(text, number, _Meta())
+
+
+def _unflatten(text: str) -> list[str] | None:
+    """A paste whose newlines were lost (a comment box, a web form): the lines of one process,
+    each still behind its ``(Name pid=N)`` tag, run together on one line with a traceback.
+    Split before each tag again; None when the line is not such a paste."""
+    if text.count(" pid=") < _FLATTENED_TAGS or "File \"" not in text:
+        return None
+    starts = [found.start() for found in _PROCESS.finditer(text)]
+    tags = {text[start:text.index(")", start)] for start in starts}
+    if len(starts) < _FLATTENED_TAGS or len(tags) != 1:
+        return None
+    cuts = starts[1:] if starts[0] == 0 else starts
+    bounds = [0, *cuts, len(text)]
+    return [text[lo:hi].rstrip() for lo, hi in pairwise(bounds) if text[lo:hi].strip()]
 
 
 def _copy(meta: _Meta) -> _Meta:
@@ -300,6 +325,11 @@ def _strip_pasted(text: str, meta: _Meta) -> str | None:
                     stripped[:1] == "[" and any(p.match(stripped) for p, _ in _BRACKET_FORMATS)):
                 return stripped  # a prefix after the space a pasted colour code left
         return None
+    if first in "DINWECA" and text[1:2].isupper():
+        match = _CONSOLE.match(text)
+        if match is not None:
+            _set_time(meta, match["ts"])  # its severity is the stream's, not the line's
+            return text[match.end():]
     if first == "E":
         match = _PYTEST.match(text)
         return text[match.end():] if match is not None else None
