@@ -35,7 +35,7 @@ CASES = [
      "sequence to completion (i.e. must be larger than beam_width * tokensPerBlock * "
      "maxBlocksPerSeq)", "kv_cache_insufficient", "tensorrt_llm", "kv_cache_free_gpu_mem_fraction"),
     ("main: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080", "port_in_use",
-     "llama.cpp-frontend", "8080"),
+     "host", "8080"),
     ("llama_model_load: error loading model: done_getting_tensors: wrong number of tensors; "
      "expected 255, got 254", "model_file_invalid", "llama.cpp-version", "Upgrade llama.cpp"),
     ("ValueError: Tokenizer class BaichuanTokenizer does not exist or is not currently imported.",
@@ -194,6 +194,18 @@ CASES = [
      "Parameter(torch.empty(\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate "
      "160.00 MiB (GPU 0; 79.35 GiB total capacity; 78.58 GiB already allocated; 145.19 MiB free)",
      "oom_weight_load", "torch", "tensor"),
+    ("(RayWorker pid=4711) *** SIGBUS received at time=1692322557 on cpu 5 ***\n(RayWorker "
+     "pid=4711) Fatal Python error: Bus error", "nccl_shm_too_small", "nccl", "--shm-size"),
+    ("subprocess.CalledProcessError: Command '/opt/conda/lib/python3.11/site-packages/triton/"
+     "backends/nvidia/bin/ptxas -lineinfo -v --gpu-name=sm_120 /tmp/t.ptx -o /tmp/t.ptx.o 2> "
+     "/tmp/t.log' returned non-zero exit status 255.", "toolchain_arch_unknown", "triton",
+     "TRITON_PTXAS_PATH"),
+    # A V0 server that was taking requests: its OOM is a serving OOM.
+    ("INFO 02-10 18:06:30 engine.py:275] Added request cmpl-30aaf4-0.\nCRITICAL 02-10 18:06:30 "
+     "launcher.py:101] MQLLMEngine is already dead, terminating server process\nERROR 02-10 "
+     "18:06:30 engine.py:139] OutOfMemoryError('CUDA out of memory. Tried to allocate 1.27 GiB. "
+     "GPU 0 has a total capacity of 79.33 GiB of which 109.81 MiB is free.')", "oom_runtime",
+     "torch", "--max-num-seqs"),
     ("ValueError: Quantization is not supported for <class 'vllm.model_executor.models.bloom."
      "BloomForCausalLM'>.", "quant_unsupported_model", "vllm-version", "BloomForCausalLM"),
     ("ggml_cuda_init: failed to initialize CUDA: system not yet initialized",

@@ -269,12 +269,12 @@ class Classifier:
                 and all(phase == "serving" for _, phase in run.stages))
 
     def stage(self, line: int) -> str | None:
-        """The last phase a marker line entered before ``line``."""
+        """The last phase a marker line (or a wrapper that names one) entered before ``line``."""
         run = self._run_of(line)
-        stage = None
+        stage, at = None, -1
         for number, phase in run.stages:
-            if number <= line:
-                stage = phase
+            if at <= number <= line:
+                stage, at = phase, number
         return stage
 
     def phases_of(self, event: Event) -> tuple[str, ...]:
@@ -312,6 +312,10 @@ class Classifier:
             if hit is not None:
                 match = Match(rule.kind, event, run.index, rule, hit[0], hit[1],
                               shutdown=shutdown)
+                if rule.phase and rule.kind == "wrapper":
+                    # A wrapper that names its phase marks it, like a milestone, for the
+                    # errors logged after it (V0's dead engine loop, then the worker's OOM).
+                    run.stages.append((event.first_line, rule.phase))
                 if len(rule.engines) == 1:
                     name = engine_name(rule.engines[0])
                     self.hints[name] = self.hints.get(name, 0) + 1
