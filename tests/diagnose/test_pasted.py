@@ -102,7 +102,6 @@ def test_ncclsystemerror_defers_to_the_shared_memory_error_it_names() -> None:
     assert alone is not None and alone.category == "nccl_system_error"
 
 
-
 def test_a_paste_that_begins_inside_a_traceback_keeps_its_frames() -> None:
     """The first line is a frame's source line (no header): the frames after it still belong
     to the exception, so its library is read from them."""

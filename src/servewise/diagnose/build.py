@@ -16,6 +16,7 @@ from servewise.diagnose.attribute import Culprit, attribute, attribute_path
 from servewise.diagnose.classify import Classifier, Match, engine_name
 from servewise.diagnose.fields import known, render
 from servewise.diagnose.result import Evidence, FieldValue, Finding, Fix
+from servewise.formats.logevents import Frame
 from servewise.knowledge.diagnose_advice import flag_values
 from servewise.knowledge.diagnose_rules import CONTEXT_FIELDS, ENGINE_RUNTIME, Rule, RuleSet
 
@@ -55,9 +56,20 @@ def first_text(match: Match) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     first = lines[0].strip() if lines else ""
     if not first and event.frames:  # a traceback cut before its exception: its last frame
-        frame = event.frames[-1]
-        first = f'File "{frame.path}", line {frame.line}, in {frame.function} (cut here)'
+        first = f"{_frame_text(event.frames[-1])} (cut here)"
     return first[:TEXT_LIMIT]
+
+
+def _frame_text(frame: Frame) -> str:
+    return f'File "{frame.path}", line {frame.line}, in {frame.function}'
+
+
+def _frame_evidence(match: Match, culprit: Culprit | None) -> list[Evidence]:
+    """The frame attribution read the culprit from, as evidence (none when it was not a frame)."""
+    if culprit is None or culprit.frame is None:
+        return []
+    frame = culprit.frame
+    return [Evidence(frame.number, _frame_text(frame), match.event.process, "frame")]
 
 
 def confidence(*, kind: str, literal: int, phase_evidence: bool, wrapped: bool, count: int,
@@ -218,11 +230,7 @@ class Builder:
                 library = engine[0]
         values["library"] = library
         fix, complete = self._fix(rule, values)
-        evidence = list(aggregate.evidence)
-        if culprit is not None and culprit.frame is not None:
-            frame = culprit.frame
-            evidence.append(Evidence(frame.number, f'File "{frame.path}", line {frame.line}, '
-                                     f"in {frame.function}", match.event.process, "frame"))
+        evidence = [*aggregate.evidence, *_frame_evidence(match, culprit)]
         evidence.extend(self._wrapper_evidence(after=aggregate.first_line))
         extracted = _extracted(values, engine)
         return Finding(
@@ -263,11 +271,8 @@ class Builder:
             values["api"] = culprit.api
         fix, _ = self._fix(rule, values)
         evidence = [Evidence(match.event.match_line, first_text(match), match.event.process,
-                             "quoted" if match.quoted else "match")]
-        if culprit is not None and culprit.frame is not None:
-            frame = culprit.frame
-            evidence.append(Evidence(frame.number, f'File "{frame.path}", line {frame.line}, '
-                                     f"in {frame.function}", match.event.process, "frame"))
+                             "quoted" if match.quoted else "match"),
+                    *_frame_evidence(match, culprit)]
         evidence.extend(self._wrapper_evidence(after=match.event.match_line))
         score = 0.2 + (0.1 if culprit else 0.0) + (0.05 if match.event.frames else 0.0)
         return Finding(

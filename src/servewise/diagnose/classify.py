@@ -46,6 +46,8 @@ CUT_KEYWORD = 14
 right after its distinctive part."""
 _BACKTRACE_LINE = re.compile(r"^\s*(?:frame #\d+: |Exception raised from \S+ at \S+ "
                              r"\(most recent call first\):$)")
+_Hit = tuple[Signature, dict[str, FieldValue], str]
+"""A rule's signature that matched, the fields it read, and the message it quotes ('' none)."""
 _HISTORY = 64
 _PATH_CACHE = 4096
 """Paths whose engine is remembered (the same frames recur in every run of a long log)."""
@@ -305,36 +307,17 @@ class Classifier:
         # An exception is a wrapper by its own first line; a wrapper's words further down are
         # lines the message ran into (TGI's "Error: ShardCannotStart" after a shard's OOM).
         head = text.split("\n", 1)[0] if event.exception is not None else text
+        chosen: tuple[Rule, _Hit] | None = None
         for rule in candidates:
             if rule.kind not in ("wrapper", "noise"):
                 continue
             hit = self._try(rule, event, head, ())
-            if hit is not None:
-                match = Match(rule.kind, event, run.index, rule, hit[0], hit[1],
-                              shutdown=shutdown)
-                if rule.phase and rule.kind == "wrapper":
-                    # A wrapper that names its phase marks it, like a milestone, for the
-                    # errors logged after it (V0's dead engine loop, then the worker's OOM).
-                    run.stages.append((event.first_line, rule.phase))
-                if len(rule.engines) == 1:
-                    name = engine_name(rule.engines[0])
-                    self.hints[name] = self.hints.get(name, 0) + 1
-                inner = hit[2]
-                if inner and rule.kind == "wrapper":
-                    quoted = Event(kind="exception", process=event.process,
-                                   first_line=event.first_line, last_line=event.first_line,
-                                   message=inner, level=event.level, source=event.source,
-                                   role=event.role, ranks=event.ranks)
-                    implied = (rule.phase,) if rule.phase else self._method_phases(hit[1])
-                    inner_match = self._cause(quoted, text=inner, implied=implied, run=run.index)
-                    if inner_match is None and _QUOTED_ERROR.search(inner) is not None:
-                        # An error no rule knows, quoted whole: it is in the excerpt (an
-                        # ``unknown`` with its library), not missing from it.
-                        inner_match = Match("error", quoted, run.index)
-                    if inner_match is not None:
-                        inner_match.quoted = True
-                        match.inner.append(inner_match)
-                return match
+            if hit is not None and (chosen is None or (hit[2] and not chosen[1][2])):
+                chosen = (rule, hit)
+                if hit[2]:
+                    break  # a wrapper that quotes the error says more than one that does not
+        if chosen is not None:
+            return self._wrapper(event, run, chosen[0], chosen[1], shutdown)
         cause = self._cause(event, text=text, implied=(), run=run.index, candidates=candidates)
         if cause is not None:
             cause.shutdown = shutdown
@@ -348,6 +331,34 @@ class Classifier:
         if self._error_like(event):
             return Match("error", event, run.index, shutdown=shutdown)
         return Match("none", event, run.index, shutdown=shutdown)
+
+    def _wrapper(self, event: Event, run: _Run, rule: Rule,
+                 hit: _Hit, shutdown: bool) -> Match:
+        """The match of a wrapper (or noise) rule, with the error it quotes classified again."""
+        match = Match(rule.kind, event, run.index, rule, hit[0], hit[1], shutdown=shutdown)
+        if rule.phase and rule.kind == "wrapper":
+            # A wrapper that names its phase marks it, like a milestone, for the errors
+            # logged after it (V0's dead engine loop, then the worker's OOM).
+            run.stages.append((event.first_line, rule.phase))
+        if len(rule.engines) == 1:
+            name = engine_name(rule.engines[0])
+            self.hints[name] = self.hints.get(name, 0) + 1
+        inner = hit[2]
+        if inner and rule.kind == "wrapper":
+            quoted = Event(kind="exception", process=event.process,
+                           first_line=event.first_line, last_line=event.first_line,
+                           message=inner, level=event.level, source=event.source,
+                           role=event.role, ranks=event.ranks)
+            implied = (rule.phase,) if rule.phase else self._method_phases(hit[1])
+            inner_match = self._cause(quoted, text=inner, implied=implied, run=run.index)
+            if inner_match is None and _QUOTED_ERROR.search(inner) is not None:
+                # An error no rule knows, quoted whole: it is in the excerpt (an ``unknown``
+                # with its library), not missing from it.
+                inner_match = Match("error", quoted, run.index)
+            if inner_match is not None:
+                inner_match.quoted = True
+                match.inner.append(inner_match)
+        return match
 
     def _vote_paths(self, event: Event) -> None:
         """Count the engines whose code the event names, once per engine per event."""
@@ -434,7 +445,7 @@ class Classifier:
         return best
 
     def _try(self, rule: Rule, event: Event, text: str,
-             phases: tuple[str, ...]) -> tuple[Signature, dict[str, FieldValue], str] | None:
+             phases: tuple[str, ...]) -> _Hit | None:
         for signature in rule.signatures:
             found = signature.pattern.search(text)
             if found is None:

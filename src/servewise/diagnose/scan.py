@@ -31,7 +31,7 @@ from servewise.diagnose.select import Collector
 from servewise.errors import LogInputError
 from servewise.formats.logevents import Event, EventAssembler
 from servewise.formats.logline import parse_line
-from servewise.formats.logorder import in_log_order, newest_first
+from servewise.formats.logorder import in_log_order
 from servewise.knowledge.diagnose_rules import RuleSet
 
 __all__ = ["GENERIC_KEYWORDS", "LogScanner", "Prefilter", "prefilter_keywords"]
@@ -156,7 +156,6 @@ class LogScanner:
         self._collector = Collector(rules)
         self._pending = b""
         self._head: list[bytes] = []
-        self._reordered = False
         self._ring = b""
         self._parsed_line = 0
         self._budget = 0
@@ -183,6 +182,8 @@ class LogScanner:
         if self._bytes < ORDER_PROBE:
             self._head.append(chunk[: ORDER_PROBE + 1 - self._bytes])
         self._bytes += len(chunk)
+        if self._bytes > ORDER_PROBE and self._head:
+            self._head = []  # too long to be a paste: read in the order it comes
         start = 0
         if self._pending:
             newline = chunk.find(b"\n")
@@ -215,14 +216,14 @@ class LogScanner:
         """The end of the log: the diagnosis of everything fed.
 
         A small log pasted newest first (from a log console) is read again in log order."""
-        if 0 < self._bytes <= ORDER_PROBE and not self._reordered:
+        if self._head:
             text = b"".join(self._head).decode("utf-8", "replace")
-            if newest_first(text):
+            ordered = in_log_order(text)
+            if ordered is not text:  # reversed: in order now, so it is not reversed again
                 again = LogScanner(self.rules, gpu_total_gib=self.gpu_total_gib,
                                    gpu_name=self.gpu_name, prefilter=self.prefilter,
                                    on_match=self.on_match)
-                again._reordered = True
-                again.feed(in_log_order(text).encode())
+                again.feed(ordered.encode())
                 return again.finish()
         if self._pending:
             last = self._pending + b"\n"

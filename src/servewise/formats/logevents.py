@@ -45,8 +45,6 @@ _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:,? in (?P
 # faulthandler's dump after ``Fatal Python error:``: a thread's frames, innermost first.
 _FAULT_THREAD = re.compile(r"^(?P<current>Current thread|Thread) 0x[0-9a-fA-F]+ "
                            r"\(most recent call first\):$")
-_REPR = re.compile(r"^[A-Z]\w*(?:Error|Exception)\(")
-"""An exception's repr (``ValueError("…")``): an exception line, not a frame's source line."""
 _FATAL_PYTHON = "Fatal Python error"
 _EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<msg>.*))?$")
 # A traceback's source line that raises with a literal message: ``raise ValueError("...")``.
