@@ -110,6 +110,21 @@ def test_an_indented_line_mid_chunk_counts_as_traceback_above_a_hit() -> None:
     assert scanner._lookback(data, len(head) + len(frames), 0) == len(head)
 
 
+def test_the_look_back_stops_at_uvicorn_records_but_not_at_prefixed_source_lines() -> None:
+    """uvicorn pads its level (``INFO:     127.0.0.1 …``): not a traceback's indent, so the
+    look-back stops there; a torchrun-prefixed source line (``[rank0]:     return …``) is one."""
+    access = b'INFO:     127.0.0.1:35602 - "GET /health HTTP/1.1" 200 OK\n' * 30
+    hit = b"(APIServer pid=1) INFO 07-31 10:00:00 [launcher.py:254] shutdown triggered\n"
+    scanner = new_scanner()
+    assert scanner._lookback(access + hit, len(access), 0) == len(access)
+    frames = (b'[rank0]:   File "/opt/venv/lib/python3.12/site-packages/vllm/worker.py", '
+              b"line 9, in run\n[rank0]:     return self.model(x)\n")
+    data = access + frames + b"[rank0]: RuntimeError: boom\n"
+    assert scanner._lookback(data, len(access) + len(frames), 0) == len(access)
+    text = "filler line\n" * 300 + data.decode()
+    assert _key(text) == _key(text, prefilter=False)
+
+
 def test_the_first_lines_tell_the_engine_without_a_keyword() -> None:
     """A paste whose only engine-format lines carry no keyword still names its engine."""
     head = "".join(f"[2025-03-0{1 + i % 9} 10:00:0{i % 10} TP{i % 2}] Decode batch. "

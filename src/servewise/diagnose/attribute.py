@@ -31,7 +31,7 @@ def paths_in(text: str) -> list[str]:
     in ``text``, in order. Linear in the length of ``text``."""
     found: list[str] = []
     for token in _TOKEN.findall(text):
-        if len(token) > _MAX_TOKEN:
+        if len(token) > _MAX_TOKEN or "." not in token:
             continue
         token = token.replace("\\", "/")
         suffix = _SUFFIX.search(token)

@@ -27,7 +27,9 @@ from servewise.knowledge.diagnose_tables import Fact
 
 __all__ = ["Classifier", "Match"]
 
-_PATHS = re.compile(r"\S*/\S*")
+_PATHS = re.compile(r"(?<!\S)[^\s/]*/\S*")
+"""A word with a slash in it; anchored at the word's start so a long word without one costs
+one look, not one per character."""
 _ERROR_TEXT = re.compile(
     r"^(?:terminate called after throwing|Segmentation fault|Aborted|Fatal Python error|"
     r"\*\*\* .*(?:signal|SIG\w+)|.*\bAssertion [`'\"].*[`'\"] failed)"

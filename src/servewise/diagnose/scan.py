@@ -70,6 +70,9 @@ _RAW_CUT = " … ".encode()
 _LINES_BATCH = 2**20
 #: A line is traceback-like when it contains one of these or starts with whitespace.
 _TRACEBACK_LIKE = re.compile(rb'File "|\s{4}|\^\^\^|~~~|Traceback \(most|\.\.\.<\d+ lines>')
+#: uvicorn's own records (``INFO:     127.0.0.1:35602 - "GET /health …``): their padding is not a
+#: traceback's indent.
+_UVICORN_RECORD = re.compile(rb"(?:INFO|DEBUG|TRACE|WARNING):\s")
 _INDENT = (b" ", b"\t")
 
 
@@ -288,8 +291,9 @@ class LogScanner:
             if start <= floor:
                 return floor
             previous = max(data.rfind(b"\n", floor, start - 1) + 1, floor)
-            if (data[previous:previous + 1] not in _INDENT
-                    and _TRACEBACK_LIKE.search(data, previous, start - 1) is None):
+            if data[previous:previous + 1] not in _INDENT and (
+                    _TRACEBACK_LIKE.search(data, previous, start - 1) is None
+                    or _UVICORN_RECORD.match(data, previous, start - 1) is not None):
                 return start
             start = previous
         return start
