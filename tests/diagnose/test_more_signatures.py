@@ -82,6 +82,9 @@ CASES = [
      "models implement the `SupportsPP` interface.", "parallel_mode_unsupported", "vllm-version",
      "tensor parallelism"),
     ("AssertionError: fp8e4nv data type is not supported on CUDA arch < 89",
+     "quant_unsupported_gpu", "triton", "BF16 checkpoint"),
+    ("INFO 09-27 17:43:52 config.py:653] Using fp8 data type to store kv cache.\n"
+     "AssertionError: fp8e4nv data type is not supported on CUDA arch < 89",
      "kv_cache_dtype_unsupported", "triton", "fp8_e5m2"),
     ("The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR "
      "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. "

@@ -115,6 +115,23 @@ def test_a_user_rule_is_added_and_runs(tmp_path: Path) -> None:
     assert root is not None and root.rule == "USR001"
 
 
+def test_a_fact_logged_before_the_error_is_evidence(tmp_path: Path) -> None:
+    """``evidence_facts``: the rule needs a fact of the run (here the model) or it does not fire."""
+    from servewise.diagnose import diagnose_text
+
+    _user_rule(tmp_path, USER_RULE.replace(
+        'kind = "cause"', "kind = \"cause\"\nevidence_facts = { model = '^/scratch/' }"))
+    rules = load_rules(tmp_path)
+    error = "OSError: [Errno 122] Disk quota exceeded\n"
+    on_scratch = "INFO non-default args: {'model': '/scratch/llama'}\n" + error
+    elsewhere = "INFO non-default args: {'model': '/home/llama'}\n" + error
+    found = diagnose_text(on_scratch, rules=rules).root_cause
+    assert found is not None and found.rule == "USR001"
+    for text in (elsewhere, error):
+        other = diagnose_text(text, rules=rules).root_cause
+        assert other is None or other.rule != "USR001"
+
+
 @pytest.mark.parametrize(("change", "field"), [
     (("kind = \"cause\"", "kind = \"cuase\""), "kind"),
     (("layer = \"host\"", "layer = \"disk\""), "layer"),
@@ -126,6 +143,11 @@ def test_a_user_rule_is_added_and_runs(tmp_path: Path) -> None:
     (("text = \"Ask for more quota.\"", "text = \"Ask for {quota_gib} GiB.\""), "fix"),
     (("name = \"our-lab-storage-quota\"", "name = \"Our Lab\""), "name"),
     (("kind = \"cause\"", "kind = \"cause\"\nphase = \"nope\""), "phase"),
+    (("kind = \"cause\"", "kind = \"cause\"\nevidence_facts = { quota = '.' }"),
+     "evidence_facts"),
+    (("kind = \"cause\"", "kind = \"cause\"\nevidence_facts = { model = '(' }"),
+     "evidence_facts"),
+    (("kind = \"cause\"", "kind = \"cause\"\nevidence_facts = ['model']"), "evidence_facts"),
 ])
 def test_a_bad_rule_names_file_and_field(tmp_path: Path, change: tuple[str, str],
                                          field: str) -> None:

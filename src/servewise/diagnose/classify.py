@@ -413,7 +413,7 @@ class Classifier:
                 continue
             signature, fields, _ = hit
             evidence = bool(rule.phases and set(rule.phases) & set(own or implied)) or bool(
-                rule.evidence_any)
+                rule.evidence_any or rule.evidence_facts)
             candidate = Match(rule.kind, event, run, rule, signature, fields, phases, evidence)
             if best is None or _rank(candidate) > _rank(best):
                 best = candidate
@@ -436,6 +436,9 @@ class Classifier:
                 continue
             if rule.phases and not set(rule.phases) & set(phases):
                 continue
+            if (rule.evidence_any or rule.evidence_facts) and not (
+                    self._evidence(rule, event, text) or self._fact_evidence(rule, event)):
+                continue
             for keyword in rule.keywords:
                 at = text.rfind(keyword)
                 if len(keyword) < CUT_KEYWORD or at < 0 or end - (at + len(keyword)) > CUT_TAIL:
@@ -456,7 +459,8 @@ class Classifier:
                 return None
             if rule.phases and not set(rule.phases) & set(phases):
                 return None
-            if rule.evidence_any and not self._evidence(rule, event, text):
+            if (rule.evidence_any or rule.evidence_facts) and not (
+                    self._evidence(rule, event, text) or self._fact_evidence(rule, event)):
                 return None
             fields: dict[str, FieldValue] = {}
             extract_groups(found, fields)
@@ -469,6 +473,14 @@ class Classifier:
             inner = found.groupdict().get("inner") or ""
             return signature, fields, inner.strip()
         return None
+
+    def _fact_evidence(self, rule: Rule, event: Event) -> bool:
+        """Whether a fact the run logged before the event is evidence the rule accepts."""
+        if not rule.evidence_facts:
+            return False
+        facts = self.facts(event.first_line)
+        return any(name in facts and pattern.search(str(facts[name])) is not None
+                   for name, pattern in rule.evidence_facts)
 
     @staticmethod
     def _evidence(rule: Rule, event: Event, text: str) -> bool:

@@ -47,6 +47,7 @@ def rule_to_dict(rule: Rule) -> dict[str, Any]:
         ],
         "phases": list(rule.phases),
         "evidence_any": [written(p.pattern) for p in rule.evidence_any],
+        "evidence_facts": {name: written(p.pattern) for name, p in rule.evidence_facts},
         "exclude": [written(p.pattern) for p in rule.exclude],
         "fields": list(rule.fields),
         "advice": rule.advice,
@@ -117,9 +118,14 @@ def rule_page(rule: Rule, rules: RuleSet) -> str:
             note = f" ({', '.join(extra)})" if extra else ""
             lines += [f"- {_code(written(signature.pattern.pattern))}{note}"]
         lines.append("")
-        if rule.evidence_any:
-            lines += ["One of these must match the message, a frame's function or a frame's path: "
-                      + ", ".join(_code(written(p.pattern)) for p in rule.evidence_any) + ".", ""]
+        if rule.evidence_any or rule.evidence_facts:
+            said = [_code(written(p.pattern)) for p in rule.evidence_any]
+            where = "the message, a frame's function or a frame's path"
+            if rule.evidence_facts:
+                said += [f"the run's `{name}` matching {_code(written(p.pattern))}"
+                         for name, p in rule.evidence_facts]
+                where += ", or a fact the run logged before"
+            lines += [f"One of these must match ({where}): " + ", ".join(said) + ".", ""]
         if rule.exclude:
             lines += ["Not when the message matches: "
                       + ", ".join(_code(written(p.pattern)) for p in rule.exclude) + ".", ""]

@@ -8,7 +8,8 @@ to, and everything needed to recognise the failure and say what to do:
 * ``signatures``: regular expressions (named groups extract fields), with the
   ``keywords`` (literal text) the fast pre-filter looks for;
 * conditions: ``phases`` the failure must be in, ``evidence_any`` (one must match
-  the message, a frame's function or a frame's path), ``exclude`` (none may match);
+  the message, a frame's function or a frame's path), ``evidence_facts`` (or a fact
+  of the run, read from any line before the failure, matches), ``exclude`` (none may match);
 * ``extract`` (more patterns for fields), ``facts`` (values from elsewhere in the
   log), ``advice`` (a computation: ``memory_fraction`` or ``max_model_len``);
 * the ``category`` (from ``diagnose_categories.toml``), ``layer``, culprit
@@ -79,7 +80,8 @@ CONTEXT_FIELDS = frozenset({"api", "caller", "phase", "engine_version"})
 
 FIELDS = frozenset({
     "id", "name", "summary", "category", "kind", "status", "engines", "layer", "library",
-    "precedence", "keywords", "signature", "phases", "evidence_any", "exclude", "extract",
+    "precedence", "keywords", "signature", "phases", "evidence_any", "evidence_facts", "exclude",
+    "extract",
     "facts", "advice", "phase", "fix", "related", "explanation", "source", "example", "notes",
     "defers_to", "cut",
 })
@@ -140,6 +142,9 @@ class Rule:
     signatures: tuple[Signature, ...]
     phases: tuple[str, ...]
     evidence_any: tuple[re.Pattern[str], ...]
+    evidence_facts: tuple[tuple[str, re.Pattern[str]], ...]
+    """Facts of the run (id, pattern its value must match) that count as evidence too: the
+    log said earlier what the failing event does not (``--kv-cache-dtype fp8`` at start-up)."""
     exclude: tuple[re.Pattern[str], ...]
     extract: tuple[re.Pattern[str], ...]
     facts: tuple[str, ...]
@@ -284,6 +289,25 @@ def _fix_steps(reader: EntryReader, available: set[str]) -> tuple[FixStep, ...]:
     return tuple(steps)
 
 
+def _evidence_facts(reader: EntryReader, fact_ids: set[str]
+                    ) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """``evidence_facts = { fact = "regex" }``: known facts and the values that count."""
+    table = reader.entry.data.get("evidence_facts", {})
+    if not isinstance(table, dict):
+        raise reader.error("evidence_facts", "must be a table of fact = regex",
+                           expected='{ kv_cache_dtype = "(?i)fp8" }', found=repr(table))
+    found: list[tuple[str, re.Pattern[str]]] = []
+    for fact, pattern in table.items():
+        if fact not in fact_ids:
+            raise reader.error("evidence_facts", "unknown fact",
+                               expected=", ".join(sorted(fact_ids)), found=fact)
+        if not isinstance(pattern, str):
+            raise reader.error("evidence_facts", "a fact's value pattern must be a string",
+                               found=repr(pattern))
+        found.append((fact, reader.regex("evidence_facts", pattern)))
+    return tuple(found)
+
+
 def _signatures(reader: EntryReader, tables: DiagnoseTables,
                 keywords: tuple[str, ...]) -> tuple[Signature, ...]:
     raw = reader.entry.data.get("signature")
@@ -375,6 +399,7 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
         if fact not in fact_ids:
             raise reader.error("facts", "unknown fact", expected=", ".join(sorted(fact_ids)),
                                found=fact)
+    evidence_facts = _evidence_facts(reader, fact_ids)
     advice = reader.optional_string("advice") or None
     if advice is not None and advice not in _advice_names():
         raise reader.error("advice", "unknown advice", expected=", ".join(_advice_names()),
@@ -397,7 +422,7 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
         status=status, engines=engines, layer=layer, library=library, precedence=precedence,
         defers_to=defers_to, cut=cut, keywords=keywords, signatures=signatures, phases=phases,
         evidence_any=expanded_regexes(reader, "evidence_any", tables),
-        exclude=expanded_regexes(reader, "exclude", tables),
+        evidence_facts=evidence_facts, exclude=expanded_regexes(reader, "exclude", tables),
         extract=extract, facts=facts, advice=advice, phase=implied_phase, fixes=(),
         related=reader.strings("related", required=False),
         explanation=reader.string("explanation"), sources=reader.sources(),
