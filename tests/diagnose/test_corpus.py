@@ -14,7 +14,7 @@ import pytest
 from servewise.diagnose import diagnose_text
 from servewise.diagnose.result import Diagnosis
 from support.configs import find_shared
-from support.diagnose_corpus import SEED, Excerpt, load_corpus, same_library
+from support.diagnose_corpus import SEED, Excerpt, load_corpus, load_second_labels, same_library
 
 CORPUS = load_corpus()
 # (category right, library right, answered) reached, per part, out of its size.
@@ -82,3 +82,15 @@ def test_every_excerpt_gets_an_answer() -> None:
     (in both parts: an answer does not depend on which rule matched)."""
     missing = [e.id for e in CORPUS if not _scores(e)[2]]
     assert missing == []
+
+
+def test_the_second_labelling_covers_the_measure_part_with_known_labels() -> None:
+    """The blind second labelling (docs/diagnose.md) labels exactly the measured excerpts, with
+    categories of the taxonomy."""
+    from servewise.knowledge.diagnose_rules import load_rules
+
+    second = load_second_labels()
+    assert set(second) == {e.id for e in CORPUS if e.part == "measure"}
+    known = set(load_rules().categories)
+    assert sorted({label.category for label in second.values()} - known) == []
+    assert all(label.library.strip() for label in second.values())

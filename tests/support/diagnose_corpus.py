@@ -16,6 +16,7 @@ from pathlib import Path
 from support.paths import ROOT
 
 CORPUS = ROOT / "tests" / "data" / "diagnose" / "corpus"
+SECOND_LABELS = ROOT / "tests" / "data" / "diagnose" / "second_labels.toml"
 SEED = "servewise-diagnose-corpus-2026-12"
 MEASURE_SHARE = 40
 """Percent of the excerpts kept for measuring only."""
@@ -84,3 +85,37 @@ def same_library(found: str | None, expected: str) -> bool:
     def norm(name: str | None) -> str:
         return (name or "none").lower().replace("_", "-")
     return norm(found) == norm(expected)
+
+
+@dataclass(frozen=True)
+class SecondLabel:
+    """A blind second labeller's category, library and phase for one excerpt."""
+
+    id: str
+    labeller: str
+    category: str
+    library: str
+    phase: str
+    determinable: bool
+    """False where the labeller found the excerpt alone not enough to be sure of the category."""
+    seen_thread: bool
+    note: str | None
+
+
+_LABEL_FIELDS = {"id", "labeller", "category", "library", "phase", "determinable"}
+
+
+def load_second_labels(path: Path = SECOND_LABELS) -> dict[str, SecondLabel]:
+    """The second labelling, by excerpt id, validated."""
+    labels: dict[str, SecondLabel] = {}
+    for raw in tomllib.loads(path.read_text(encoding="utf-8"))["label"]:
+        missing = _LABEL_FIELDS - raw.keys()
+        unknown = raw.keys() - _LABEL_FIELDS - {"seen_thread", "note"}
+        assert not missing and not unknown, (raw.get("id"), missing, unknown)
+        assert raw["phase"] in PHASES, raw["id"]
+        assert raw["id"] not in labels, raw["id"]
+        labels[raw["id"]] = SecondLabel(
+            id=raw["id"], labeller=raw["labeller"], category=raw["category"],
+            library=raw["library"], phase=raw["phase"], determinable=bool(raw["determinable"]),
+            seen_thread=bool(raw.get("seen_thread", False)), note=raw.get("note"))
+    return labels
