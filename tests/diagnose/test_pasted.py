@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from servewise.diagnose import diagnose_text
+from support.diagnose import run_text
 
 LOGS = Path(__file__).parents[1] / "data" / "diagnose" / "logs"
 CAPTURE = (LOGS / "vllm_capture_end_oom.log").read_text()
@@ -189,3 +190,21 @@ def test_a_paste_from_a_log_console_is_read_in_log_order() -> None:
     root = diagnose_text(text).root_cause
     assert root is not None and root.category == "unknown"
     assert root.library == "sglang" and "KeyError" in root.evidence[0].text
+
+
+def test_a_model_that_triton_could_not_load_is_found_in_its_model_table() -> None:
+    """Triton Inference Server prints why a backend failed in its model table's status cell
+    (tensorrtllm_backend#363): the error is in the excerpt, with TensorRT-LLM's library."""
+    rule = "+" + "-" * 16 + "+" + "-" * 9 + "+" + "-" * 40 + "+"
+    text = "\n".join([
+        rule, "| Model          | Version | Status                                 |", rule,
+        "| postprocessing | 1       | READY                                  |",
+        "| tensorrt_llm   | 1       | UNAVAILABLE: Internal: unexpected error when creating "
+        "modelInstanceState: [TensorRT-LLM][ERROR] CUDA runtime error in "
+        "cudaDeviceGetDefaultMemPool(&memPool, device): operation no |",
+        "|                |         | t supported (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/"
+        "bufferManager.cpp:170) |", rule, ""])
+    text = "I0506 10:00:00.000000 1 server.cc:674] \n" * 250 + text  # past the first lines
+    root = diagnose_text(text).root_cause
+    assert root is not None and (root.category, root.library) == ("unknown", "tensorrt_llm")
+    assert diagnose_text(text).to_dict() == run_text(text, prefilter=False).diagnosis.to_dict()

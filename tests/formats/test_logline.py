@@ -119,3 +119,20 @@ def test_a_log_console_prefix_is_removed() -> None:
                          "KeyError: 'layers.32.self_attn.qkv_proj.k_scale'", 1)
     assert line.text == "KeyError: 'layers.32.self_attn.qkv_proj.k_scale'"
     assert (line.level, line.process) == ("error", "VllmWorkerProcess pid=630")
+
+
+def test_a_row_of_tritons_model_table_is_its_status() -> None:
+    """Triton Inference Server's model table: a model that did not load says why in its status
+    (an error); its wrapped rows, READY rows and the table's rules are plain text."""
+    failed = one("| tensorrt_llm   | 1       | UNAVAILABLE: Internal: unexpected error when "
+                 "creating modelInstanceState: [TensorRT-LLM][ERROR] CUDA runtime error |")
+    assert failed.text.startswith("UNAVAILABLE: Internal: unexpected error") and (
+        failed.text.endswith("CUDA runtime error"))
+    assert failed.level == "error"
+    wrapped = one("|                |         | t supported (/app/bufferManager.cpp:170)   |")
+    assert (wrapped.text, wrapped.level) == ("t supported (/app/bufferManager.cpp:170)", None)
+    assert (one("| postprocessing | 1       | READY     |").text, one("| a | 1 | READY |").level
+            ) == ("READY", None)
+    for other in ("+----------------+---------+", "| Model | Version | Status |",
+                  "|   0  NVIDIA H100 80GB HBM3   On  | 00000000:18:00.0 Off |    0 |"):
+        assert one(other).text == other

@@ -61,6 +61,9 @@ _TORCHRUN = re.compile(r"\[(?:default|rank)(?P<rank>\d+)\]:\s?")
 _QUOTE = re.compile(r"(?:>[ \t]?)+")
 _TICKS = re.compile(r"`{1,3}(?=\S)")
 _PIPE = re.compile(r"\s*\|\s+(?=\[\d{4}-\d\d-\d\dT)")
+#: A row of Triton Inference Server's model table (``| tensorrt_llm | 1 | UNAVAILABLE: …  |``),
+#: which is where a backend that failed to load says why; its wrapped rows have empty cells.
+_MODEL_TABLE = re.compile(r"\|[ \t]*[\w.-]*[ \t]*\|[ \t]*\d*[ \t]*\| (?P<status>.*?)[ \t]*\|?$")
 _PYTEST = re.compile(r"E {3,7}(?=\S)")
 _SRUN = re.compile(r"\d{1,4}: (?=[(\[]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) )")
 _KUBECTL = re.compile(r"\[pod/[^\]\s]{1,253}\] ")
@@ -317,6 +320,11 @@ def _strip_pasted(text: str, meta: _Meta) -> str | None:
         match = _PIPE.match(text)
         if match is not None:
             return text[match.end():]
+        match = _MODEL_TABLE.match(text) if first == "|" else None
+        if match is not None and match["status"]:
+            if match["status"].startswith("UNAVAILABLE:"):
+                meta.level = "error"  # the model did not load: its status says why
+            return match["status"]
         if first == " ":
             stripped = text.lstrip(" ")
             if stripped.startswith(_LEVEL_WORDS) and _VLLM.match(stripped) is not None:
