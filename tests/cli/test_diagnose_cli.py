@@ -167,6 +167,21 @@ def test_a_healthy_server_with_a_failed_request_exits_0() -> None:
     assert code == 0 and "kept serving" in out
 
 
+def test_a_request_a_rule_knows_is_a_finding_with_the_rules_fix_on_a_running_server() -> None:
+    """A refused request on a server that is up (no chat template, a prompt over the context)
+    is a finding with the rule's fix; the same error pasted alone is the root cause."""
+    pasted = (RULE_FIXTURES / "CFG019" / "positive.log").read_text()
+    first, rest = pasted.split("\n", 1)
+    served = f"{first}\nINFO:     Application startup complete.\n{rest}"
+    code, out, _ = run("diagnose", "-", "--json", stdin=served)
+    data = json.loads(out)
+    assert code == 0 and data["root_cause"] is None
+    assert [(f["rule"], f["kind"]) for f in data["findings"]] == [("CFG019", "finding")]
+    assert "--chat-template" in data["findings"][0]["fix"]["steps"][0]
+    code, out, _ = run("diagnose", "-", "--json", stdin=pasted)
+    assert code == 1 and json.loads(out)["root_cause"]["rule"] == "CFG019"
+
+
 def test_a_server_that_dies_after_startup_still_fails() -> None:
     """The same server, then the engine dies: a failure (exit 1), not a request finding."""
     log = REQUEST_400.read_text() + (

@@ -18,7 +18,7 @@ from support.diagnose_corpus import SEED, Excerpt, load_corpus, load_second_labe
 
 CORPUS = load_corpus()
 # (category right, library right, answered) reached, per part, out of its size.
-FLOORS = {"write": (387, 377, 414), "measure": (172, 163, 255)}
+FLOORS = {"write": (388, 378, 414), "measure": (172, 163, 255)}
 SIZES = {"write": 414, "measure": 255}
 
 

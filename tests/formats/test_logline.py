@@ -136,3 +136,31 @@ def test_a_row_of_tritons_model_table_is_its_status() -> None:
     for other in ("+----------------+---------+", "| Model | Version | Status |",
                   "|   0  NVIDIA H100 80GB HBM3   On  | 00000000:18:00.0 Off |    0 |"):
         assert one(other).text == other
+
+
+@pytest.mark.parametrize(("raw", "text"), [
+    ('{"object":"error","message":"The input (61709 tokens) is longer than the model\'s context '
+     'length (40960 tokens).","type":"BadRequestError","param":null,"code":400}',
+     "BadRequestError: The input (61709 tokens) is longer than the model's context length "
+     "(40960 tokens)."),
+    ('{"error":{"message":"This model\'s maximum context length is 4096 tokens.","type":'
+     '"BadRequestError","param":null,"code":400}}',
+     "BadRequestError: This model's maximum context length is 4096 tokens."),
+    ('{"error":"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048.",'
+     '"error_type":"validation"}',
+     "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048."),
+    # pasted with a shell's \' escape, which is not JSON: read up to the cut, still an error
+    ('{"object":"error","message":"The input (9 tokens) is longer than the model\\\'s context '
+     'length (8 tokens).","type":"BadRequestError","param":null,"code":400}',
+     "BadRequestError: The input (9 tokens) is longer than the model's context length "
+     "(8 tokens)."),
+])
+def test_an_api_error_body_is_an_error(raw: str, text: str) -> None:
+    """The error body an OpenAI-compatible server (vLLM, SGLang) or TGI answered with."""
+    line = one(raw)
+    assert (line.text, line.level) == (text, "error")
+
+
+def test_a_structured_log_with_an_error_field_keeps_its_message() -> None:
+    line = one('{"level":"info","msg":"retrying","error":"connection refused"}')
+    assert (line.text, line.level) == ("retrying", "info")

@@ -240,6 +240,8 @@ class Classifier:
         serving = self.serving_line(match.run)
         if serving is None or event.first_line < serving:
             return False
+        if match.rule is not None:
+            return match.rule.category == "request_error"  # a rule says it is about a request
         phase = next((p for p in self.rules.tables.phases if p.id == "serving"), None)
         if phase is None:
             return False

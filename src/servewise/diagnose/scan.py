@@ -372,7 +372,7 @@ class LogScanner:
         if self.on_match is not None:
             self.on_match(match)
         if self._collector.add(match):
-            if match.kind == "error" and self._classifier.request_error(match):
+            if match.kind in ("error", "cause") and self._classifier.request_error(match):
                 return  # one failed request of a running server: not a failure to report
             self._classifier.mark_failure()
             self.failure_seen = True

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from servewise.diagnose.build import MAX_EVIDENCE, Builder, first_text
 from servewise.diagnose.classify import Classifier, Match
@@ -197,14 +197,22 @@ class Collector:
                 return Diagnosis(found, (found,), lines=lines, engine=engine,
                                  runs=classifier.run_count)
             return Diagnosis(None, (), lines=lines, engine=engine, runs=classifier.run_count)
-        _, data = failing[-1]
+        run, data = failing[-1]
         builder = Builder(self.rules, classifier, gpu_total_gib, gpu_name, data)
-        causes = [a for a in data.causes.values() if a.rule.kind == "cause"]
+        serving = classifier.serving_line(run)
+        # A request refused by a server that is up (a prompt over its context, no chat
+        # template): a finding with the rule's fix, not the root cause of a failed start.
+        served = [a for a in data.causes.values() if a.rule.category == "request_error"
+                  and serving is not None and a.first_line > serving]
+        causes = [a for a in data.causes.values() if a.rule.kind == "cause" and a not in served]
         symptoms = [a for a in data.causes.values() if a.rule.kind == "symptom"]
         requests = [e for e in data.errors if classifier.request_error(e)]
         errors = [e for e in data.errors if not classifier.request_error(e)]
-        request_findings = [builder.request(error) for error in _distinct(requests)]
-        if not causes and not symptoms and not data.wrappers and not errors and requests:
+        request_findings = [replace(builder.finding(a), kind="finding") for a in served] + [
+            builder.request(error)
+            for error in _distinct(requests, [a.first for a in served])]
+        if not causes and not symptoms and not data.wrappers and not errors and (
+                requests or served):
             # A running server that failed some requests: findings, not a failed start.
             return Diagnosis(None, tuple(request_findings), lines=lines, engine=engine,
                              runs=classifier.run_count)
@@ -241,8 +249,10 @@ class Collector:
                          engine=classifier.engine(), runs=classifier.run_count)
 
 
-def _distinct(errors: list[Match]) -> list[Match]:
-    """Errors without the record that only introduced the traceback after it."""
-    headers = {(e.event.process, e.event.header) for e in errors if e.event.header}
+def _distinct(errors: list[Match], others: list[Match] | None = None) -> list[Match]:
+    """Errors without the record that only introduced the traceback after it (one of the
+    errors, or of ``others``)."""
+    headers = {(e.event.process, e.event.header) for e in [*errors, *(others or [])]
+               if e.event.header}
     return [e for e in errors if not (e.event.kind == "record"
                                       and (e.event.process, e.event.text.strip()) in headers)]

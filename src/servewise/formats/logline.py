@@ -527,6 +527,32 @@ _BRACKET_FORMATS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], _Meta], 
 )
 
 
+_ERROR_OBJECT = re.compile(r'"object"\s*:\s*"error"')
+_ERROR_TYPE = re.compile(r'"type"\s*:\s*"([A-Z]\w*(?:Error|Exception))"')
+
+
+def _error_body(record: dict[str, object]) -> str | None:
+    """The error an HTTP API answered with, as a client prints it: the OpenAI-style body of
+    vLLM and SGLang (``{"object": "error", "message": …, "type": "BadRequestError"}``, or the
+    same under ``"error"``) and TGI's (``{"error": "Input validation error: …"}``). The message,
+    behind its exception type when it has one; None when the record is not an error body."""
+    body: object = record
+    nested = record.get("error")
+    if isinstance(nested, str) and nested and set(record) <= {"error", "error_type"}:
+        return nested
+    if isinstance(nested, dict):
+        body = nested
+    elif record.get("object") != "error":
+        return None
+    assert isinstance(body, dict)
+    message, kind = body.get("message"), body.get("type")
+    if not isinstance(message, str) or not message:
+        return None
+    if isinstance(kind, str) and re.fullmatch(r"[A-Z]\w*(?:Error|Exception)", kind):
+        return f"{kind}: {message}"
+    return message
+
+
 def _unwrap_json(text: str) -> tuple[list[str], _Meta] | None:
     """A JSON log record (docker json-file, Kubernetes, TGI's JSON): its message lines."""
     meta = _Meta()
@@ -547,15 +573,26 @@ def _unwrap_json(text: str) -> tuple[list[str], _Meta] | None:
         try:
             message = json.loads(f'"{escaped}"')
         except ValueError:
-            message = escaped.replace("\\n", "\n").replace('\\"', '"')
+            message = (escaped.replace("\\n", "\n").replace('\\"', '"')
+                       .replace("\\'", "'"))
         level = re.search(r'"level"\s*:\s*"(\w+)"', text)
         if level is not None:
             meta.level = _WORD_LEVEL.get(level[1].upper())
             meta.prefixed = True
+        elif _ERROR_OBJECT.search(text) is not None:
+            # An API's error body that is not valid JSON (pasted with \' escapes, or cut).
+            meta.level = "error"
+            kind = _ERROR_TYPE.search(text)
+            if kind is not None:
+                message = f"{kind[1]}: {message}"
     return message.rstrip("\n").split("\n"), meta
 
 
 def _json_message(record: dict[str, object], meta: _Meta) -> str | None:
+    error = _error_body(record)
+    if error is not None:
+        meta.level = "error"
+        return error
     fields = record.get("fields")
     message: object = None
     if isinstance(fields, dict):
