@@ -208,3 +208,13 @@ def test_a_model_that_triton_could_not_load_is_found_in_its_model_table() -> Non
     root = diagnose_text(text).root_cause
     assert root is not None and (root.category, root.library) == ("unknown", "tensorrt_llm")
     assert diagnose_text(text).to_dict() == run_text(text, prefilter=False).diagnosis.to_dict()
+
+
+def test_a_traceback_copied_with_html_entities_is_read() -> None:
+    """A log copied from a page's HTML (``File &quot;…&quot;``, ``&#39;``) reads as the log."""
+    escaped = CAPTURE.replace('"', "&quot;").replace("'", "&#39;")
+    root = diagnose_text(escaped).root_cause
+    assert root is not None
+    assert (root.category, root.library) == ("oom_cudagraph_capture", "torch")
+    full = run_text(escaped, prefilter=False).diagnosis
+    assert diagnose_text(escaped).to_dict() == full.to_dict()

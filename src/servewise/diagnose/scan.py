@@ -69,7 +69,8 @@ _RAW_CUT = " … ".encode()
 #: Bytes of lines :meth:`LogScanner.feed_lines` gathers before one scan.
 _LINES_BATCH = 2**20
 #: A line is traceback-like when it contains one of these or starts with whitespace.
-_TRACEBACK_LIKE = re.compile(rb'File "|\s{4}|\^\^\^|~~~|Traceback \(most|\.\.\.<\d+ lines>')
+_TRACEBACK_LIKE = re.compile(
+    rb'File "|File &quot;|\s{4}|\^\^\^|~~~|Traceback \(most|\.\.\.<\d+ lines>')
 #: uvicorn's own records (``INFO:     127.0.0.1:35602 - "GET /health …``): their padding is not a
 #: traceback's indent.
 _UVICORN_RECORD = re.compile(rb"(?:INFO|DEBUG|TRACE|WARNING):\s")

@@ -17,6 +17,7 @@ physical line's number. Nothing here does I/O.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Callable
@@ -63,6 +64,7 @@ _TICKS = re.compile(r"`{1,3}(?=\S)")
 _PIPE = re.compile(r"\s*\|\s+(?=\[\d{4}-\d\d-\d\dT)")
 #: A row of Triton Inference Server's model table (``| tensorrt_llm | 1 | UNAVAILABLE: …  |``),
 #: which is where a backend that failed to load says why; its wrapped rows have empty cells.
+_HTML_ENTITY = re.compile(r"&(?:quot|#39|#x27|lt|gt|amp|apos);")
 _MODEL_TABLE = re.compile(r"\|[ \t]*[\w.-]*[ \t]*\|[ \t]*\d*[ \t]*\| (?P<status>.*?)[ \t]*\|?$")
 _PYTEST = re.compile(r"E {3,7}(?=\S)")
 _SRUN = re.compile(r"\d{1,4}: (?=[(\[]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) )")
@@ -226,6 +228,9 @@ def process_label(role: str | None, ranks: tuple[tuple[str, int], ...], pid: int
 def parse_line(raw: str, number: int) -> list[LogLine]:
     """Parse one physical line into its logical lines (usually exactly one)."""
     text = strip_ansi(raw).rstrip("\n").rstrip("\r")
+    if "&" in text and _HTML_ENTITY.search(text) is not None:
+        # Copied from a web page's source or an API's HTML: ``File &quot;/x.py&quot;``.
+        text = html.unescape(text)
     if "\r" in text:
         # A progress bar redrawn in place: only its last state was on screen.
         parts = [part for part in text.split("\r") if part.strip()]
