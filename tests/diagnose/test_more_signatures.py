@@ -81,6 +81,9 @@ CASES = [
     ("NotImplementedError: Pipeline parallelism is not supported for this model. Supported "
      "models implement the `SupportsPP` interface.", "parallel_mode_unsupported", "vllm-version",
      "tensor parallelism"),
+    ("ValueError: The input size is not aligned with the quantized weight shape. This can be "
+     "caused by too large tensor parallel size.", "quant_kernel_shape_unsupported",
+     "vllm-quantization", "smaller --tensor-parallel-size"),
     ("AssertionError: fp8e4nv data type is not supported on CUDA arch < 89",
      "quant_unsupported_gpu", "triton", "BF16 checkpoint"),
     ("INFO 09-27 17:43:52 config.py:653] Using fp8 data type to store kv cache.\n"
