@@ -81,6 +81,10 @@ CASES = [
     ("NotImplementedError: Pipeline parallelism is not supported for this model. Supported "
      "models implement the `SupportsPP` interface.", "parallel_mode_unsupported", "vllm-version",
      "tensor parallelism"),
+    ("ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other "
+     "processes. min_per_gpu_memory=8.8841552734375, local_gpu_memory=11.901611328125, "
+     "local_gpu_memory * 0.9=10.7114501953125", "startup_free_memory_low", "sglang-config",
+     "nvidia-smi"),
     ("ValueError: The input size is not aligned with the quantized weight shape. This can be "
      "caused by too large tensor parallel size.", "quant_kernel_shape_unsupported",
      "vllm-quantization", "smaller --tensor-parallel-size"),
