@@ -238,11 +238,18 @@ class Classifier:
         request, or its message is about one request."""
         event = match.event
         serving = self.serving_line(match.run)
-        if serving is None or event.first_line < serving:
+        phase = next((p for p in self.rules.tables.phases if p.id == "serving"), None)
+        if serving is None:
+            # An excerpt from a running server (it shows no start at all): an error raised by
+            # code that only ever answers a request failed that request.
+            return (match.rule is None and phase is not None and self._no_start(match.run)
+                    and (any(p.search(frame.path) for p in phase.request_handlers
+                             for frame in event.frames)
+                         or any(p.search(event.text) for p in phase.request_messages)))
+        if event.first_line < serving:
             return False
         if match.rule is not None:
             return match.rule.category == "request_error"  # a rule says it is about a request
-        phase = next((p for p in self.rules.tables.phases if p.id == "serving"), None)
         if phase is None:
             return False
         if any(p.search(frame.path) for p in phase.request_frames for frame in event.frames):
@@ -259,6 +266,12 @@ class Classifier:
             return None
         phase = run.stages[-1][1]
         return None if phase == "serving" else phase
+
+    def _no_start(self, index: int) -> bool:
+        """Whether run ``index`` shows no engine start and no start-up phase."""
+        run = next((r for r in self._runs if r.index == index), None)
+        return run is not None and run.engine is None and "engine_version" not in run.facts and (
+            all(phase == "serving" for _, phase in run.stages))
 
     def came_up(self) -> bool:
         """Whether the last run reached serving or was shut down: a log of a server, not

@@ -211,10 +211,21 @@ class Collector:
         request_findings = [replace(builder.finding(a), kind="finding") for a in served] + [
             builder.request(error)
             for error in _distinct(requests, [a.first for a in served])]
-        if not causes and not symptoms and not data.wrappers and not errors and (
+        # A traceback cut before its exception, inside code that answers a request, is part
+        # of that request's failure.
+        cut_requests = [w for w in data.wrappers
+                        if w.rule is None and classifier.request_error(w)]
+        wrappers = [w for w in data.wrappers if w not in cut_requests]
+        if cut_requests and not requests:
+            requests = cut_requests[:1]
+            request_findings.append(builder.request(cut_requests[0]))
+        if not causes and not symptoms and not wrappers and not errors and (
                 requests or served):
-            # A running server that failed some requests: findings, not a failed start.
-            return Diagnosis(None, tuple(request_findings), lines=lines, engine=engine,
+            # A running server that failed some requests: findings, not a failed start. An
+            # excerpt that shows only the failed request (not the server coming up) has it as
+            # its answer.
+            return Diagnosis(request_findings[0] if serving is None else None,
+                             tuple(request_findings), lines=lines, engine=engine,
                              runs=classifier.run_count)
         findings = [builder.finding(a) for a in sorted(causes + symptoms,
                                                         key=lambda a: a.first_line)]

@@ -64,6 +64,7 @@ _TICKS = re.compile(r"`{1,3}(?=\S)")
 _PIPE = re.compile(r"\s*\|\s+(?=\[\d{4}-\d\d-\d\dT)")
 #: A row of Triton Inference Server's model table (``| tensorrt_llm | 1 | UNAVAILABLE: …  |``),
 #: which is where a backend that failed to load says why; its wrapped rows have empty cells.
+_QUOTED_EXCEPTION = re.compile(r"[\"'][A-Za-z_][\w.]*(?:Error|Exception|Warning): ")
 _HTML_ENTITY = re.compile(r"&(?:quot|#39|#x27|lt|gt|amp|apos);")
 _MODEL_TABLE = re.compile(r"\|[ \t]*[\w.-]*[ \t]*\|[ \t]*\d*[ \t]*\| (?P<status>.*?)[ \t]*\|?$")
 _PYTEST = re.compile(r"E {3,7}(?=\S)")
@@ -315,6 +316,8 @@ def _strip_pasted(text: str, meta: _Meta) -> str | None:
             _set_time(meta, match["ts"])
             return text[match.end():]
         return text[_QUOTE.match(text).end():]  # type: ignore[union-attr]
+    if first in "\"'" and _QUOTED_EXCEPTION.match(text) is not None:
+        return text[1:].rstrip("\"'")  # an error pasted inside quotes: "RuntimeError: …"
     if first == "`":
         match = _TICKS.match(text)
         if match is not None:

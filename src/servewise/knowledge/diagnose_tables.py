@@ -166,6 +166,10 @@ class Phase:
     failed that request, not the server."""
     request_messages: tuple[re.Pattern[str], ...] = ()
     """(serving) Messages of errors that fail one request (a prompt over the context length)."""
+    request_handlers: tuple[re.Pattern[str], ...] = ()
+    """(serving) Frame paths of code that only ever runs for a request (a chat handler, a tool
+    parser): an error raised there is a failed request even in an excerpt that does not show
+    the server coming up."""
 
 
 @dataclass(frozen=True)
@@ -286,7 +290,8 @@ def _load_phases(user_dir: Path | bool | None) -> tuple[Phase, ...]:
     for entry in _entries("diagnose_phases.toml", "phase", user_dir):
         reader = EntryReader(entry, {"id", "name", "functions", "messages", "innermost",
                                      "builders", "markers", "request_frames",
-                                     "request_messages", "source", "notes"})
+                                     "request_messages", "request_handlers", "source",
+                                     "notes"})
         phases.append(Phase(
             id=_slug(reader),
             name=reader.string("name"),
@@ -298,6 +303,7 @@ def _load_phases(user_dir: Path | bool | None) -> tuple[Phase, ...]:
             builders=bounded_regexes(reader, "builders", required=False),
             request_frames=bounded_regexes(reader, "request_frames", required=False),
             request_messages=bounded_regexes(reader, "request_messages", required=False),
+            request_handlers=bounded_regexes(reader, "request_handlers", required=False),
         ))
     return tuple(phases)
 
