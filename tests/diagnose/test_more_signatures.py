@@ -81,6 +81,14 @@ CASES = [
     ("NotImplementedError: Pipeline parallelism is not supported for this model. Supported "
      "models implement the `SupportsPP` interface.", "parallel_mode_unsupported", "vllm-version",
      "tensor parallelism"),
+    ("(EngineCore pid=4140) Failed to get device capability: SM 12.x requires CUDA >= 12.9.",
+     "toolchain_arch_unknown", "nvcc", "CUDA 12.9 or newer"),
+    ("UNAVAILABLE: Not found: unable to load shared library: /opt/tritonserver/backends/"
+     "tensorrtllm/libtriton_tensorrtllm.so: undefined symbol: "
+     "_ZNK12tensorrt_llm8executor8Response11getErrorMsgB5cxx11Ev", "binary_abi_mismatch",
+     "tensorrt_llm", "c++filt"),
+    ('"RuntimeError: Chat template configs/chat_templates/zephyr.jinja is not a built-in '
+     'template name', "engine_args_invalid", "sglang-config", "mount the file"),
     ("ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other "
      "processes. min_per_gpu_memory=8.8841552734375, local_gpu_memory=11.901611328125, "
      "local_gpu_memory * 0.9=10.7114501953125", "startup_free_memory_low", "sglang-config",

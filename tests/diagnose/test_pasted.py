@@ -218,3 +218,27 @@ def test_a_traceback_copied_with_html_entities_is_read() -> None:
     assert (root.category, root.library) == ("oom_cudagraph_capture", "torch")
     full = run_text(escaped, prefilter=False).diagnosis
     assert diagnose_text(escaped).to_dict() == full.to_dict()
+
+
+TOOL_PARSER = (
+    'ERROR 07-24 10:16:06 [hermes_tool_parser.py:370] Traceback (most recent call last):\n'
+    'ERROR 07-24 10:16:06 [hermes_tool_parser.py:370]   File "/usr/local/lib/python3.12/'
+    'dist-packages/vllm/entrypoints/openai/tool_parsers/hermes_tool_parser.py", line 241, in '
+    'extract_tool_calls_streaming\n'
+    'ERROR 07-24 10:16:06 [hermes_tool_parser.py:370]     current_tool_call = partial_js\n')
+
+
+def test_an_excerpt_of_a_failed_request_is_answered_as_one() -> None:
+    """A paste from a running server that shows only a request's failure (a tool parser's
+    traceback, even cut before its exception) is that request's failure, not a missing cause;
+    the same traceback on a server seen coming up is a finding and no failure."""
+    root = diagnose_text(TOOL_PARSER).root_cause
+    assert root is not None and root.category == "request_error"
+    served = diagnose_text("INFO:     Application startup complete.\n" + TOOL_PARSER)
+    assert served.root_cause is None
+    assert [f.category for f in served.findings] == ["request_error"]
+    # a traceback cut in the engine's own start-up code is still a cause missing from the paste
+    startup = TOOL_PARSER.replace("entrypoints/openai/tool_parsers/hermes_tool_parser.py",
+                                  "v1/engine/core.py")
+    root = diagnose_text(startup).root_cause
+    assert root is not None and root.category == "root_cause_missing"
