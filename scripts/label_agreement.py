@@ -40,8 +40,8 @@ def _rows() -> list[Row]:
     second = load_second_labels()
     rows = []
     for excerpt in load_corpus():
-        if excerpt.part != "measure":
-            continue
+        if excerpt.part != "measure" or excerpt.id not in second:
+            continue  # the second labelling covers the part measured when it was made
         label = second[excerpt.id]
         root = diagnose_text(excerpt.text).root_cause
         category = root.category if root else None

@@ -18,8 +18,8 @@ from support.diagnose_corpus import SEED, Excerpt, load_corpus, load_second_labe
 
 CORPUS = load_corpus()
 # (category right, library right, answered) reached, per part, out of its size.
-FLOORS = {"write": (388, 378, 414), "measure": (172, 163, 255)}
-SIZES = {"write": 414, "measure": 255}
+FLOORS = {"write": (419, 405, 446), "measure": (179, 169, 272)}
+SIZES = {"write": 446, "measure": 272}
 
 
 @cache
@@ -85,12 +85,14 @@ def test_every_excerpt_gets_an_answer() -> None:
 
 
 def test_the_second_labelling_covers_the_measure_part_with_known_labels() -> None:
-    """The blind second labelling (docs/diagnose.md) labels exactly the measured excerpts, with
-    categories of the taxonomy."""
+    """The blind second labelling (docs/diagnose.md) labels the 255 excerpts measured when it was
+    made, with categories of the taxonomy."""
     from servewise.knowledge.diagnose_rules import load_rules
 
     second = load_second_labels()
-    assert set(second) == {e.id for e in CORPUS if e.part == "measure"}
+    # It was made when the measure part held 255 excerpts (gathering rounds 1 to 9).
+    assert len(second) == 255
+    assert set(second) <= {e.id for e in CORPUS if e.part == "measure"}
     known = set(load_rules().categories)
     assert sorted({label.category for label in second.values()} - known) == []
     assert all(label.library.strip() for label in second.values())

@@ -81,6 +81,16 @@ CASES = [
     ("NotImplementedError: Pipeline parallelism is not supported for this model. Supported "
      "models implement the `SupportsPP` interface.", "parallel_mode_unsupported", "vllm-version",
      "tensor parallelism"),
+    ("ggml-cuda.cu:3211: ERROR: CUDA kernel vec_dot_q5_K_q8_1_impl_vmmq has no device code "
+     "compatible with CUDA arch 520. ggml-cuda.cu was compiled for: 520", "no_kernel_image",
+     "ggml", "CMAKE_CUDA_ARCHITECTURES"),
+    ("[TensorRT-LLM][ERROR] Assertion failed: Failed to deserialize cuda engine "
+     "(/app/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmRuntime.cpp:72)",
+     "trt_engine_incompatible", "tensorrt_llm", "Rebuild the engine"),
+    ('ValueError: Loading lora ["table_qc failed: No adapter found for /data/out/ckpt-57"]',
+     "model_not_found", "vllm-config", "adapter_config.json"),
+    ("nvidia-container-cli: requirement error: unsatisfied condition: cu", "driver_too_old",
+     "driver", "driver"),
     ("(EngineCore pid=4140) Failed to get device capability: SM 12.x requires CUDA >= 12.9.",
      "toolchain_arch_unknown", "nvcc", "CUDA 12.9 or newer"),
     ("UNAVAILABLE: Not found: unable to load shared library: /opt/tritonserver/backends/"
