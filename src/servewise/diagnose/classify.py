@@ -30,11 +30,18 @@ __all__ = ["Classifier", "Match"]
 _PATHS = re.compile(r"(?<!\S)[^\s/]*/\S*")
 """A word with a slash in it; anchored at the word's start so a long word without one costs
 one look, not one per character."""
-_ERROR_TEXT = re.compile(
-    r"^(?:terminate called after throwing|Segmentation fault|Aborted|Fatal Python error|"
-    r"\*\*\* .*(?:signal|SIG\w+)|.*\bAssertion [`'\"].*[`'\"] failed)"
-    r"|\b(?:fatal|FATAL) ?(?:error)?:"
-)
+_ERROR_START = re.compile(
+    r"(?:terminate called after throwing|Segmentation fault|Aborted|Fatal Python error|"
+    r"\*\*\* .*(?:signal|SIG\w+)|.*\bAssertion [`'\"].*[`'\"] failed)")
+_FATAL = re.compile(r"\b(?:fatal|FATAL) ?(?:error)?:")
+
+
+def _error_text(text: str) -> bool:
+    """Whether a message without a level or exception reads as an error: it starts as one
+    (``terminate called…``, a failed assertion) or says ``fatal error:`` (looked for only where
+    the word is, not at every character)."""
+    return _ERROR_START.match(text) is not None or (
+        ("fatal" in text or "FATAL" in text) and _FATAL.search(text) is not None)
 _BENIGN_EXCEPTIONS = re.compile(
     r"(?:^|\.)(?:KeyboardInterrupt|CancelledError|SystemExit|GeneratorExit|StopIteration|"
     r"\w*Warning)$"
@@ -515,7 +522,7 @@ class Classifier:
             # carets) on their own: a fragment of the traceback below, not an error.
             return bool(event.message.strip()) and not all(
                 line[:1].isspace() or not line.strip() for line in event.message.splitlines())
-        return _ERROR_TEXT.search(event.message) is not None
+        return _error_text(event.message)
 
 
 def _rank(match: Match) -> tuple[int, int]:
