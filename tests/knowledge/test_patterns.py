@@ -15,6 +15,7 @@ from servewise.knowledge.patterns import (
     module_folder,
     name_key,
     normalize_package,
+    required_literal,
     tails,
 )
 
@@ -65,3 +66,31 @@ def test_name_keys() -> None:
     assert name_key("MSCCL++") == "msccl"
     assert normalize_package("SGL_Kernel") == "sgl-kernel"
     assert close_names("flash-attn-3", ["flash_attn_3", "flashmla", "nccl"])[0] == "flash_attn_3"
+
+
+@pytest.mark.parametrize(("pattern", "literal"), [
+    (r"(?P<m>[\w./-]{1,256}) does not appear to have a file named (?P<f>\w+)",
+     " does not appear to have a file named "),
+    (r"(?:gemm|GEMM) (?:is|are) not implemented for Blackwell", " not implemented for Blackwell"),
+    (r"foo(?:bar)?baz", "foo"),
+    (r"x\.y\d+zz", "x.y"),
+    (r"(?i:abc)defg", "defg"),
+    (r"(?i)kv cache", ""),
+    (r"a|bcd", ""),
+    (r"(", ""),
+])
+def test_required_literal(pattern: str, literal: str) -> None:
+    assert required_literal(pattern) == literal
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["ab", "c", r"\d", "(?:x|y)", "(?:zz)?", "[pq]", "e+", "(?P<g>fg)",
+                                 r"\.", " "]), min_size=1, max_size=6),
+       st.text(alphabet="abcxyzpqefg. 0123", max_size=30))
+def test_a_text_without_the_required_literal_never_matches(parts: list[str], text: str) -> None:
+    """The shortcut diagnose takes (no literal, no regex) never skips a real match."""
+    pattern = "".join(parts).replace("(?P<g>", "(?:") if "".join(parts).count("(?P<g>") > 1 else (
+        "".join(parts))
+    literal = required_literal(pattern)
+    if re.search(pattern, text) is not None:
+        assert literal in text

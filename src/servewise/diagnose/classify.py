@@ -474,6 +474,8 @@ class Classifier:
     def _try(self, rule: Rule, event: Event, text: str,
              phases: tuple[str, ...]) -> _Hit | None:
         for signature in rule.signatures:
+            if signature.required and signature.required not in text:
+                continue  # a literal every match holds is missing: the regex cannot match
             found = signature.pattern.search(text)
             if found is None:
                 continue

@@ -58,6 +58,7 @@ from servewise.knowledge.diagnose_tables import (
     load_diagnose_tables,
 )
 from servewise.knowledge.libraries import specificity
+from servewise.knowledge.patterns import required_literal
 
 RULES_FOLDER = "diagnose"
 KINDS = ("cause", "symptom", "wrapper", "noise", "fallback")
@@ -105,6 +106,9 @@ class Signature:
     """The engine this message belongs to, when the signature says so."""
     literal: int
     """How specific it is: the least number of literal characters a match needs."""
+    required: str = ""
+    """Literal text every match contains ('' unknown): where it is missing, the regex is not
+    tried (a pattern that starts with a run of words tries every character otherwise)."""
 
 
 @dataclass(frozen=True)
@@ -339,7 +343,7 @@ def _signatures(reader: EntryReader, tables: DiagnoseTables,
                 "signature", f"#{index + 1}: group(s) {taken} take the flag_ prefix, which "
                 "names the engine's flag spellings in fix templates", found=text)
         signatures.append(Signature(pattern, item.get("library"), item.get("engine"),
-                                    specificity(expanded)))
+                                    specificity(expanded), required_literal(expanded)))
     return tuple(signatures)
 
 

@@ -12,6 +12,7 @@ import difflib
 import functools
 import re
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 _PREFIX = re.compile(r"^.*(?:site|dist)-packages/")
 _META = set(".^$*+?{}()|")
@@ -180,3 +181,40 @@ def close_names(name: str, pool: Iterable[str], limit: int = 5) -> tuple[str, ..
             scored[candidate] = max(ratio, scored.get(candidate, 0.0))
     ranked = sorted(scored, key=lambda c: (-scored[c], c))
     return tuple(ranked[:limit])
+
+
+def required_literal(pattern: str) -> str:
+    """The longest run of literal text every match of ``pattern`` contains ('' when none is
+    known): a regex that cannot match a text without it need not be tried on that text.
+
+    Read from Python's own parse of the pattern: consecutive literal characters of the top
+    level and of the groups it always goes through; a class, an escape such as ``\\d``, a
+    repeat, an alternation or a case-insensitive flag ends a run. '' when the parse is not
+    available (it is CPython's internal module) or fails.
+    """
+    try:
+        from re import _constants, _parser  # type: ignore[attr-defined]
+
+        parsed = _parser.parse(pattern)
+        if parsed.state.flags & re.IGNORECASE:
+            return ""
+        runs: list[str] = [""]
+        _literal_runs(list(parsed), runs, _constants)
+    except Exception:  # an internal module: without it, no literal and no shortcut
+        return ""
+    return max(runs, key=len)
+
+
+def _literal_runs(items: list[Any], runs: list[str], constants: Any) -> None:
+    for op, value in items:
+        if op is constants.LITERAL:
+            runs[-1] += chr(value)
+        elif op is constants.SUBPATTERN:
+            add_flags: int = value[1]
+            sub: Any = value[3]
+            if add_flags & re.IGNORECASE:
+                runs.append("")
+            else:
+                _literal_runs(list(sub), runs, constants)
+        else:
+            runs.append("")
