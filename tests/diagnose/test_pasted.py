@@ -242,3 +242,33 @@ def test_an_excerpt_of_a_failed_request_is_answered_as_one() -> None:
                                   "v1/engine/core.py")
     root = diagnose_text(startup).root_cause
     assert root is not None and root.category == "root_cause_missing"
+
+
+@pytest.mark.parametrize("shape", ["indented block", "list item", "cat -n", "buildkite view"])
+def test_a_paste_indented_or_numbered_as_a_whole_is_read(shape: str) -> None:
+    """A log pasted as a markdown block indented by four spaces (or inside a list item), or
+    copied with its line numbers (``cat -n``, Buildkite's log view), reads as the log."""
+    lines = CAPTURE.splitlines()
+    wrapped = {
+        "indented block": [f"    {line}" for line in lines],
+        "list item": [f"   {line}" for line in lines],
+        "cat -n": [f"{n:6d}\t{line}" for n, line in enumerate(lines, 1)],
+        "buildkite view": [f"{n + 3596}\t{line}" for n, line in enumerate(lines, 1)],
+    }[shape]
+    text = "\n".join(wrapped) + "\n"
+    root = diagnose_text(text).root_cause
+    assert root is not None
+    assert (root.category, root.library) == ("oom_cudagraph_capture", "torch"), shape
+    assert diagnose_text(text).to_dict() == run_text(text, prefilter=False).diagnosis.to_dict()
+
+
+def test_a_traceback_pasted_alone_keeps_its_own_indentation() -> None:
+    """Frames only (each line indented by the traceback itself) are not a dedented paste."""
+    from servewise.diagnose.scan import _paste_indent
+
+    frames = (b'  File "/x/vllm/worker.py", line 9, in run\n    self.model()\n'
+              b'  File "/x/torch/module.py", line 1, in __call__\n    return f()\n')
+    assert _paste_indent(frames) == b""
+    assert _paste_indent(b"".join(b"    " + line + b"\n" for line in frames.splitlines())
+                         ) == b"    "
+    assert _paste_indent(b"INFO a\n    b\n    c\n    d\n") == b""

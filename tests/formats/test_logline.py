@@ -164,3 +164,16 @@ def test_an_api_error_body_is_an_error(raw: str, text: str) -> None:
 def test_a_structured_log_with_an_error_field_keeps_its_message() -> None:
     line = one('{"level":"info","msg":"retrying","error":"connection refused"}')
     assert (line.text, line.level) == ("retrying", "info")
+
+
+def test_an_api_error_body_behind_a_paste_prefix_is_an_error() -> None:
+    line = one('> {"object":"error","message":"The input (9 tokens) is longer than the model\'s '
+               'context length (8 tokens).","type":"BadRequestError","param":null,"code":400}')
+    assert line.level == "error" and line.text.startswith("BadRequestError: The input (9 tokens)")
+
+
+def test_a_line_number_a_viewer_copied_is_removed() -> None:
+    assert one("3597\t(APIServer pid=18801) ERROR 03-01 13:30:11 [serving.py:214] boom").text == (
+        "boom")
+    assert one("     7\tRuntimeError: boom").text == "RuntimeError: boom"
+    assert one("2024\tyear").text == "year"

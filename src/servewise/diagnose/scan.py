@@ -75,6 +75,9 @@ _TRACEBACK_LIKE = re.compile(
 #: traceback's indent.
 _UVICORN_RECORD = re.compile(rb"(?:INFO|DEBUG|TRACE|WARNING):\s")
 _INDENT = (b" ", b"\t")
+_INDENT_PROBE = 65536
+#: A paste is taken as indented as a whole only when at least this many of its first lines are.
+_INDENT_LINES = 3
 
 
 class Prefilter:
@@ -160,6 +163,7 @@ class LogScanner:
         self._collector = Collector(rules)
         self._pending = b""
         self._head: list[bytes] = []
+        self._indent = b""
         self._ring = b""
         self._parsed_line = 0
         self._budget = 0
@@ -183,6 +187,8 @@ class LogScanner:
                 hint="pass the engine's log (stdout/stderr), e.g. `docker logs CONTAINER 2>&1`",
                 expected="text", found="binary data",
             )
+        if self._bytes == 0:
+            self._indent = _paste_indent(chunk)
         if self._bytes < ORDER_PROBE:
             self._head.append(chunk[: ORDER_PROBE + 1 - self._bytes])
         self._bytes += len(chunk)
@@ -361,6 +367,8 @@ class LogScanner:
 
     def _parse(self, raw: bytes, number: int) -> None:
         self.parsed_lines += 1
+        if self._indent and raw.startswith(self._indent):
+            raw = raw[len(self._indent):]  # a paste indented as a whole (a markdown block)
         text = _clip_raw(raw).decode("utf-8", "replace")
         classifier = self._classifier
         for logline in parse_line(text, number):
@@ -377,6 +385,25 @@ class LogScanner:
                 return  # one failed request of a running server: not a failure to report
             self._classifier.mark_failure()
             self.failure_seen = True
+
+
+def _paste_indent(chunk: bytes) -> bytes:
+    """The indentation every line of a paste starts with (a markdown code block indented by
+    four spaces, a log pasted inside a list item), read from its first lines; b"" for a log
+    whose lines start at the margin, as an engine writes them."""
+    lines = [line for line in chunk[:_INDENT_PROBE].split(b"\n")[:-1] if line.strip()]
+    lines = lines[:HEAD_LINES]
+    if len(lines) < _INDENT_LINES:
+        return b""
+    prefix = lines[0][: len(lines[0]) - len(lines[0].lstrip(b" \t"))]
+    for line in lines[1:]:
+        while prefix and not line.startswith(prefix):
+            prefix = prefix[:-1]
+        if len(prefix) < 2:
+            return b""
+    if any(line.startswith(b'File "', len(prefix)) for line in lines):
+        prefix = prefix[:-2]  # a traceback's frames keep their own two spaces
+    return prefix if len(prefix) >= 2 else b""
 
 
 def _line_starts(data: bytes, lo: int, hi: int, limit: int) -> list[int]:

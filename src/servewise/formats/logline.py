@@ -64,6 +64,8 @@ _TICKS = re.compile(r"`{1,3}(?=\S)")
 _PIPE = re.compile(r"\s*\|\s+(?=\[\d{4}-\d\d-\d\dT)")
 #: A row of Triton Inference Server's model table (``| tensorrt_llm | 1 | UNAVAILABLE: …  |``),
 #: which is where a backend that failed to load says why; its wrapped rows have empty cells.
+#: A line number a viewer copied with the line (``cat -n``, Buildkite's log view: ``3597\t``).
+_LINE_NUMBER = re.compile(r" {0,6}\d{1,7}\t")
 _QUOTED_EXCEPTION = re.compile(r"[\"'][A-Za-z_][\w.]*(?:Error|Exception|Warning): ")
 _HTML_ENTITY = re.compile(r"&(?:quot|#39|#x27|lt|gt|amp|apos);")
 _MODEL_TABLE = re.compile(r"\|[ \t]*[\w.-]*[ \t]*\|[ \t]*\d*[ \t]*\| (?P<status>.*?)[ \t]*\|?$")
@@ -284,6 +286,12 @@ def _parse_text(text: str, number: int, meta: _Meta) -> list[LogLine]:
             meta.role = meta.role or "shard"
     if meta.process == "" and (meta.role or meta.ranks or meta.pid is not None):
         meta.process = process_label(meta.role, meta.ranks, meta.pid)
+    if message[:1] == "{" and message != text and '"error"' in message[:4096]:
+        # An API's error body behind a paste's prefix (a quote, a line number).
+        unwrapped = _unwrap_json(message)
+        if unwrapped is not None and unwrapped[1].level == "error":
+            meta.level = "error"
+            return [LogLine(number, clip_text(part), **vars(meta)) for part in unwrapped[0]]
     return [LogLine(number, clip_text(message), **vars(meta))]
 
 
@@ -308,8 +316,13 @@ def _set_time(meta: _Meta, ts: str | None) -> None:
 
 
 def _strip_pasted(text: str, meta: _Meta) -> str | None:
-    """The wrappers a paste adds (a quote, code ticks, a CI pipe, pytest's ``E``), or None."""
+    """The wrappers a paste adds (a quote, code ticks, a CI pipe, pytest's ``E``, a line
+    number), or None."""
     first = text[0]
+    if (first.isdigit() or first == " ") and "\t" in text[:14]:
+        number = _LINE_NUMBER.match(text)
+        if number is not None:
+            return text[number.end():]
     if first == ">":
         match = _BUILDKITE.match(text)
         if match is not None:

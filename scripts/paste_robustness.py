@@ -1,0 +1,65 @@
+"""Does diagnose keep its answer when a log is pasted another way?
+
+Takes the rule-writing part of the diagnose corpus (never the measure-only part), keeps the
+excerpts whose category diagnose gets right, and pastes each again in common shapes: Windows
+line ends, a markdown block indented by four spaces, a quote, line numbers from ``cat -n``,
+tabs for indentation, and lines hard-wrapped at 120 and 80 columns (a terminal or editor
+copy). For each shape it prints how many answers changed, and the first few ids. Usage::
+
+    .venv/bin/python scripts/paste_robustness.py [SHAPE ...]
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "src"))
+
+from servewise.diagnose import diagnose_text  # noqa: E402
+from support.diagnose_corpus import load_corpus  # noqa: E402
+
+
+def _wrap(width: int) -> Callable[[str], str]:
+    def wrap(text: str) -> str:
+        out: list[str] = []
+        for line in text.split("\n"):
+            out.extend(textwrap.wrap(line, width, drop_whitespace=False,
+                                     replace_whitespace=False) or [""])
+        return "\n".join(out)
+    return wrap
+
+
+SHAPES: dict[str, Callable[[str], str]] = {
+    "crlf": lambda text: text.replace("\n", "\r\n"),
+    "indented block": lambda text: "\n".join(f"    {line}" for line in text.split("\n")),
+    "quote": lambda text: "\n".join(f"> {line}" for line in text.split("\n")),
+    "cat -n": lambda text: "\n".join(f"{n:6d}\t{line}"
+                                     for n, line in enumerate(text.split("\n"), 1)),
+    "tabs": lambda text: text.replace("    ", "\t"),
+    "wrap 120": _wrap(120),
+    "wrap 80": _wrap(80),
+}
+
+
+def _category(text: str) -> str | None:
+    root = diagnose_text(text).root_cause
+    return root.category if root is not None else None
+
+
+def main() -> None:
+    """Print, per shape, how many right answers changed."""
+    right = [e for e in load_corpus() if e.part == "write" and _category(e.text) == e.category]
+    print(f"{len(right)} rule-writing excerpts answered right as pasted")
+    for name in sys.argv[1:] or list(SHAPES):
+        shape = SHAPES[name]
+        changed = [e.id for e in right if _category(shape(e.text)) != e.category]
+        print(f"{name}: {len(changed)} changed {changed[:6]}")
+
+
+if __name__ == "__main__":
+    main()
