@@ -3,8 +3,9 @@
 Takes the rule-writing part of the diagnose corpus (never the measure-only part), keeps the
 excerpts whose category diagnose gets right, and pastes each again in common shapes: Windows
 line ends, a markdown block indented by four spaces, a quote, line numbers from ``cat -n``,
-tabs for indentation, and lines hard-wrapped at 120 and 80 columns (a terminal or editor
-copy). For each shape it prints how many answers changed, and the first few ids. Usage::
+tabs for indentation, lines wrapped at word breaks at 120 and 80 columns (an editor's copy),
+and lines cut mid-word at 120 and 100 columns (a terminal's copy). For each shape it prints how
+many answers changed, and the first few ids. Usage::
 
     .venv/bin/python scripts/paste_robustness.py [SHAPE ...]
 """
@@ -43,6 +44,10 @@ SHAPES: dict[str, Callable[[str], str]] = {
     "tabs": lambda text: text.replace("    ", "\t"),
     "wrap 120": _wrap(120),
     "wrap 80": _wrap(80),
+    "terminal 120": lambda text: "\n".join(
+        line[i:i + 120] for line in text.split("\n") for i in range(0, max(len(line), 1), 120)),
+    "terminal 100": lambda text: "\n".join(
+        line[i:i + 100] for line in text.split("\n") for i in range(0, max(len(line), 1), 100)),
 }
 
 

@@ -272,3 +272,17 @@ def test_a_traceback_pasted_alone_keeps_its_own_indentation() -> None:
     assert _paste_indent(b"".join(b"    " + line + b"\n" for line in frames.splitlines())
                          ) == b"    "
     assert _paste_indent(b"INFO a\n    b\n    c\n    d\n") == b""
+
+
+def test_a_paste_a_terminal_wrapped_at_its_width_reads_as_the_log() -> None:
+    """A log copied from a terminal window: every long line broken at the same column."""
+    lines = CAPTURE.splitlines()
+    width = 100
+    wrapped = "\n".join(line[i:i + width] for line in lines
+                        for i in range(0, max(len(line), 1), width)) + "\n"
+    assert wrapped != CAPTURE
+    root = diagnose_text(wrapped).root_cause
+    assert root is not None
+    assert (root.category, root.library) == ("oom_cudagraph_capture", "torch")
+    full = run_text(wrapped, prefilter=False).diagnosis
+    assert diagnose_text(wrapped).to_dict() == full.to_dict()

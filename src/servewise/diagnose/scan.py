@@ -32,6 +32,7 @@ from servewise.errors import LogInputError
 from servewise.formats.logevents import Event, EventAssembler
 from servewise.formats.logline import parse_line
 from servewise.formats.logorder import in_log_order
+from servewise.formats.logwrap import unwrapped
 from servewise.knowledge.diagnose_rules import RuleSet
 
 __all__ = ["GENERIC_KEYWORDS", "LogScanner", "Prefilter", "prefilter_keywords"]
@@ -164,6 +165,7 @@ class LogScanner:
         self._pending = b""
         self._head: list[bytes] = []
         self._indent = b""
+        self._reread = False
         self._ring = b""
         self._parsed_line = 0
         self._budget = 0
@@ -225,14 +227,16 @@ class LogScanner:
     def finish(self) -> Diagnosis:
         """The end of the log: the diagnosis of everything fed.
 
-        A small log pasted newest first (from a log console) is read again in log order."""
-        if self._head:
+        A small log pasted newest first (from a log console) is read again in log order, and
+        one a terminal hard-wrapped at its width is read again with its lines joined."""
+        if self._head and not self._reread:
             text = b"".join(self._head).decode("utf-8", "replace")
-            ordered = in_log_order(text)
-            if ordered is not text:  # reversed: in order now, so it is not reversed again
+            ordered = unwrapped(in_log_order(text))
+            if ordered is not text:  # reversed or hard-wrapped: read it again as logged
                 again = LogScanner(self.rules, gpu_total_gib=self.gpu_total_gib,
                                    gpu_name=self.gpu_name, prefilter=self.prefilter,
                                    on_match=self.on_match)
+                again._reread = True
                 again.feed(ordered.encode())
                 return again.finish()
         if self._pending:
