@@ -18,11 +18,13 @@ physical line's number. Nothing here does I/O.
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
+
+from servewise.formats.logjson import WORD_LEVEL as _WORD_LEVEL
+from servewise.formats.logjson import JsonRecord, unwrap_json
 
 __all__ = ["MAX_LINE_CHARS", "LogLine", "clip_text", "parse_line", "process_label",
            "strip_ansi"]
@@ -64,11 +66,12 @@ _TICKS = re.compile(r"`{1,3}(?=\S)")
 _PIPE = re.compile(r"\s*\|\s+(?=\[\d{4}-\d\d-\d\dT)")
 #: A row of Triton Inference Server's model table (``| tensorrt_llm | 1 | UNAVAILABLE: …  |``),
 #: which is where a backend that failed to load says why; its wrapped rows have empty cells.
+_MODEL_TABLE = re.compile(r"\|[ \t]*[\w.-]*[ \t]*\|[ \t]*\d*[ \t]*\| (?P<status>.*?)[ \t]*\|?$")
 #: A line number a viewer copied with the line (``cat -n``, Buildkite's log view: ``3597\t``).
 _LINE_NUMBER = re.compile(r" {0,6}\d{1,7}\t")
+#: An error pasted inside quotes: ``"RuntimeError: …``.
 _QUOTED_EXCEPTION = re.compile(r"[\"'][A-Za-z_][\w.]*(?:Error|Exception|Warning): ")
 _HTML_ENTITY = re.compile(r"&(?:quot|#39|#x27|lt|gt|amp|apos);")
-_MODEL_TABLE = re.compile(r"\|[ \t]*[\w.-]*[ \t]*\|[ \t]*\d*[ \t]*\| (?P<status>.*?)[ \t]*\|?$")
 _PYTEST = re.compile(r"E {3,7}(?=\S)")
 _SRUN = re.compile(r"\d{1,4}: (?=[(\[]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) )")
 _KUBECTL = re.compile(r"\[pod/[^\]\s]{1,253}\] ")
@@ -123,12 +126,9 @@ _LEVEL_WORDS = ("DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL ")
 _LEVEL_COLONS = ("DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:")
 _LETTER_LEVEL = {"V": "debug", "D": "debug", "I": "info", "W": "warning", "E": "error",
                  "F": "fatal"}
-_WORD_LEVEL = {"TRACE": "debug", "DEBUG": "debug", "VERBOSE": "debug", "INFO": "info",
-               "WARN": "warning", "WARNING": "warning", "ERROR": "error", "CRITICAL": "critical"}
 
 # A tqdm bar glued to the next record when the carriage return was lost.
 _TQDM_GLUE = re.compile(r"\d{1,3}%\|[^|\n]{0,256}\|[^\[\n]{0,256}\[[^\]\n]{0,256}\](?=\S)")
-_JSON_MESSAGE = re.compile(r'"(?:log|message|msg|MESSAGE)"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,11 +243,11 @@ def parse_line(raw: str, number: int) -> list[LogLine]:
         return [line for part in flattened for line in _parse_text(part, number, _Meta())]
     stripped = text.lstrip()
     if stripped.startswith("{") and '"' in stripped:
-        unwrapped = _unwrap_json(stripped)
-        if unwrapped is not None:
-            messages, meta = unwrapped
+        record = unwrap_json(stripped)
+        if record is not None:
+            meta = _meta_of(record)
             lines: list[LogLine] = []
-            for message in messages:
+            for message in record.messages:
                 lines.extend(_parse_text(message, number, _copy(meta)))
             return lines
     return _parse_text(text, number, _Meta())
@@ -266,6 +266,11 @@ def _unflatten(text: str) -> list[str] | None:
     cuts = starts[1:] if starts[0] == 0 else starts
     bounds = [0, *cuts, len(text)]
     return [text[lo:hi].rstrip() for lo, hi in pairwise(bounds) if text[lo:hi].strip()]
+
+
+def _meta_of(record: JsonRecord) -> _Meta:
+    return _Meta(role=record.role, ranks=record.ranks, level=record.level,
+                 timestamp=record.timestamp, source=record.source, prefixed=record.prefixed)
 
 
 def _copy(meta: _Meta) -> _Meta:
@@ -288,10 +293,10 @@ def _parse_text(text: str, number: int, meta: _Meta) -> list[LogLine]:
         meta.process = process_label(meta.role, meta.ranks, meta.pid)
     if message[:1] == "{" and message != text and '"error"' in message[:4096]:
         # An API's error body behind a paste's prefix (a quote, a line number).
-        unwrapped = _unwrap_json(message)
-        if unwrapped is not None and unwrapped[1].level == "error":
+        record = unwrap_json(message)
+        if record is not None and record.level == "error":
             meta.level = "error"
-            return [LogLine(number, clip_text(part), **vars(meta)) for part in unwrapped[0]]
+            return [LogLine(number, clip_text(part), **vars(meta)) for part in record.messages]
     return [LogLine(number, clip_text(message), **vars(meta))]
 
 
@@ -546,96 +551,3 @@ _BRACKET_FORMATS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], _Meta], 
     (_TORCHRUN, _torchrun),
     (_BUILDKITE, _buildkite),
 )
-
-
-_ERROR_OBJECT = re.compile(r'"object"\s*:\s*"error"')
-_ERROR_TYPE = re.compile(r'"type"\s*:\s*"([A-Z]\w*(?:Error|Exception))"')
-
-
-def _error_body(record: dict[str, object]) -> str | None:
-    """The error an HTTP API answered with, as a client prints it: the OpenAI-style body of
-    vLLM and SGLang (``{"object": "error", "message": …, "type": "BadRequestError"}``, or the
-    same under ``"error"``) and TGI's (``{"error": "Input validation error: …"}``). The message,
-    behind its exception type when it has one; None when the record is not an error body."""
-    body: object = record
-    nested = record.get("error")
-    if isinstance(nested, str) and nested and set(record) <= {"error", "error_type"}:
-        return nested
-    if isinstance(nested, dict):
-        body = nested
-    elif record.get("object") != "error":
-        return None
-    assert isinstance(body, dict)
-    message, kind = body.get("message"), body.get("type")
-    if not isinstance(message, str) or not message:
-        return None
-    if isinstance(kind, str) and re.fullmatch(r"[A-Z]\w*(?:Error|Exception)", kind):
-        return f"{kind}: {message}"
-    return message
-
-
-def _unwrap_json(text: str) -> tuple[list[str], _Meta] | None:
-    """A JSON log record (docker json-file, Kubernetes, TGI's JSON): its message lines."""
-    meta = _Meta()
-    try:
-        record = json.loads(text)
-    except ValueError:
-        record = None
-    if isinstance(record, dict):
-        message = _json_message(record, meta)
-        if message is None:
-            return None
-    else:
-        # A record cut short (an excerpt, a log rotated mid-line): read the message up to the cut.
-        found = _JSON_MESSAGE.search(text)
-        if found is None:
-            return None
-        escaped = found[1].rstrip("\\")
-        try:
-            message = json.loads(f'"{escaped}"')
-        except ValueError:
-            message = (escaped.replace("\\n", "\n").replace('\\"', '"')
-                       .replace("\\'", "'"))
-        level = re.search(r'"level"\s*:\s*"(\w+)"', text)
-        if level is not None:
-            meta.level = _WORD_LEVEL.get(level[1].upper())
-            meta.prefixed = True
-        elif _ERROR_OBJECT.search(text) is not None:
-            # An API's error body that is not valid JSON (pasted with \' escapes, or cut).
-            meta.level = "error"
-            kind = _ERROR_TYPE.search(text)
-            if kind is not None:
-                message = f"{kind[1]}: {message}"
-    return message.rstrip("\n").split("\n"), meta
-
-
-def _json_message(record: dict[str, object], meta: _Meta) -> str | None:
-    error = _error_body(record)
-    if error is not None:
-        meta.level = "error"
-        return error
-    fields = record.get("fields")
-    message: object = None
-    if isinstance(fields, dict):
-        message = fields.get("message")
-    for key in ("log", "message", "msg", "MESSAGE"):
-        if message is None:
-            message = record.get(key)
-    if not isinstance(message, str):
-        return None
-    level = record.get("level")
-    if isinstance(level, str):
-        meta.level = _WORD_LEVEL.get(level.upper())
-        meta.prefixed = True
-    for key in ("timestamp", "time", "ts"):
-        value = record.get(key)
-        if isinstance(value, str):
-            meta.timestamp = value
-            break
-    span = record.get("span")
-    if isinstance(span, dict) and isinstance(span.get("rank"), int):
-        meta.ranks = (("rank", int(span["rank"])),)
-        meta.role = "shard"
-    if isinstance(record.get("target"), str) and "text_generation" in str(record["target"]):
-        meta.source = "tgi"
-    return message
