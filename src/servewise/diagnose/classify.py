@@ -123,6 +123,7 @@ class Classifier:
                 self._line_markers[len(words)] = phase.id
                 words.append(marker)
         self._line_automaton = ahocorasick_rs.AhoCorasick(words)
+        self._serving = next((p for p in tables.phases if p.id == "serving"), None)
         self._matching = rules.by_kind("wrapper", "noise")
         self._causes = rules.by_kind("cause", "symptom")
         rule_words: list[str] = []
@@ -245,7 +246,7 @@ class Classifier:
         request, or its message is about one request."""
         event = match.event
         serving = self.serving_line(match.run)
-        phase = next((p for p in self.rules.tables.phases if p.id == "serving"), None)
+        phase = self._serving
         if serving is None:
             # An excerpt from a running server (it shows no start at all): an error raised by
             # code that only ever answers a request failed that request.
@@ -277,8 +278,7 @@ class Classifier:
     def _no_start(self, index: int) -> bool:
         """Whether run ``index`` shows no engine start and no start-up phase."""
         run = next((r for r in self._runs if r.index == index), None)
-        return run is not None and run.engine is None and "engine_version" not in run.facts and (
-            all(phase == "serving" for _, phase in run.stages))
+        return run is not None and not _started(run)
 
     def came_up(self) -> bool:
         """Whether the last run reached serving or was shut down: a log of a server, not
@@ -290,9 +290,7 @@ class Classifier:
         start and no start-up phase before that (an excerpt pasted from the running server,
         not a whole log, so a failure may lie outside it)."""
         run = self.run
-        return (run.serving_line is not None and run.shutdown_line is None
-                and run.engine is None and "engine_version" not in run.facts
-                and all(phase == "serving" for _, phase in run.stages))
+        return run.serving_line is not None and run.shutdown_line is None and not _started(run)
 
     def stage(self, line: int) -> str | None:
         """The last phase a marker line (or a wrapper that names one) entered before ``line``."""
@@ -458,8 +456,7 @@ class Classifier:
                 continue
             if rule.phases and not set(rule.phases) & set(phases):
                 continue
-            if (rule.evidence_any or rule.evidence_facts) and not (
-                    self._evidence(rule, event, text) or self._fact_evidence(rule, event)):
+            if not self._evidence_met(rule, event, text):
                 continue
             for keyword in rule.keywords:
                 at = text.rfind(keyword)
@@ -483,8 +480,7 @@ class Classifier:
                 return None
             if rule.phases and not set(rule.phases) & set(phases):
                 return None
-            if (rule.evidence_any or rule.evidence_facts) and not (
-                    self._evidence(rule, event, text) or self._fact_evidence(rule, event)):
+            if not self._evidence_met(rule, event, text):
                 return None
             fields: dict[str, FieldValue] = {}
             extract_groups(found, fields)
@@ -497,6 +493,13 @@ class Classifier:
             inner = found.groupdict().get("inner") or ""
             return signature, fields, inner.strip()
         return None
+
+    def _evidence_met(self, rule: Rule, event: Event, text: str) -> bool:
+        """Whether the rule's evidence condition holds (true when it has none): one of its
+        ``evidence_any`` patterns in the event, or one of its ``evidence_facts`` in the run."""
+        if not (rule.evidence_any or rule.evidence_facts):
+            return True
+        return self._evidence(rule, event, text) or self._fact_evidence(rule, event)
 
     def _fact_evidence(self, rule: Rule, event: Event) -> bool:
         """Whether a fact the run logged before the event is evidence the rule accepts."""
@@ -525,6 +528,12 @@ class Classifier:
             return bool(event.message.strip()) and not all(
                 line[:1].isspace() or not line.strip() for line in event.message.splitlines())
         return _error_text(event.message)
+
+
+def _started(run: _Run) -> bool:
+    """Whether ``run`` shows its engine starting: a start line, a version, a start-up phase."""
+    return run.engine is not None or "engine_version" in run.facts or any(
+        phase != "serving" for _, phase in run.stages)
 
 
 def _rank(match: Match) -> tuple[int, int]:

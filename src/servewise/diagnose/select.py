@@ -206,8 +206,10 @@ class Collector:
                   and serving is not None and a.first_line > serving]
         causes = [a for a in data.causes.values() if a.rule.kind == "cause" and a not in served]
         symptoms = [a for a in data.causes.values() if a.rule.kind == "symptom"]
-        requests = [e for e in data.errors if classifier.request_error(e)]
-        errors = [e for e in data.errors if not classifier.request_error(e)]
+        requests: list[Match] = []
+        errors: list[Match] = []
+        for error in data.errors:
+            (requests if classifier.request_error(error) else errors).append(error)
         request_findings = [replace(builder.finding(a), kind="finding") for a in served] + [
             builder.request(error)
             for error in _distinct(requests, [a.first for a in served])]

@@ -41,7 +41,10 @@ def wrap_width(text: str) -> int | None:
     A line at the width counts as broken only when the next line does not start the way it
     starts (a run of records of one format, each padded or cut to the same length, is not a
     wrap) and neither side is a table's border."""
-    lines = text.splitlines()
+    return _width(text.splitlines())
+
+
+def _width(lines: list[str]) -> int | None:
     if len(lines) < 2:
         return None
     width = max(len(line) for line in lines)
@@ -59,12 +62,13 @@ def wrap_width(text: str) -> int | None:
 def unwrapped(text: str) -> str:
     """``text`` with the lines a terminal broke at its width joined again (``text`` itself,
     the same object, when it was not wrapped)."""
-    width = wrap_width(text)
+    lines = text.splitlines()
+    width = _width(lines)
     if width is None:
         return text
     out: list[str] = []
     pending = ""
-    for line in text.splitlines():
+    for line in lines:
         pending += line
         if len(line) != width:
             out.append(pending)
