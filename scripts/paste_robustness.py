@@ -3,7 +3,8 @@
 Takes the rule-writing part of the diagnose corpus (never the measure-only part), keeps the
 excerpts whose category diagnose gets right, and pastes each again in common shapes: Windows
 line ends, a markdown block indented by four spaces, a quote, line numbers from ``cat -n``,
-tabs for indentation, lines wrapped at word breaks at 120 and 80 columns (an editor's copy),
+tabs for indentation, lines wrapped at word breaks at 120 and 80 columns (an editor's copy;
+``fmt``: the space at the break dropped),
 and lines cut mid-word at 120 and 100 columns (a terminal's copy). For each shape it prints how
 many answers changed, and the first few ids. Usage::
 
@@ -25,11 +26,11 @@ from servewise.diagnose import diagnose_text  # noqa: E402
 from support.diagnose_corpus import load_corpus  # noqa: E402
 
 
-def _wrap(width: int) -> Callable[[str], str]:
+def _wrap(width: int, *, keep_space: bool = True) -> Callable[[str], str]:
     def wrap(text: str) -> str:
         out: list[str] = []
         for line in text.split("\n"):
-            out.extend(textwrap.wrap(line, width, drop_whitespace=False,
+            out.extend(textwrap.wrap(line, width, drop_whitespace=not keep_space,
                                      replace_whitespace=False) or [""])
         return "\n".join(out)
     return wrap
@@ -44,6 +45,7 @@ SHAPES: dict[str, Callable[[str], str]] = {
     "tabs": lambda text: text.replace("    ", "\t"),
     "wrap 120": _wrap(120),
     "wrap 80": _wrap(80),
+    "fmt 80": _wrap(80, keep_space=False),
     "terminal 120": lambda text: "\n".join(
         line[i:i + 120] for line in text.split("\n") for i in range(0, max(len(line), 1), 120)),
     "terminal 100": lambda text: "\n".join(
