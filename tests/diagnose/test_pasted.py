@@ -244,6 +244,34 @@ def test_an_excerpt_of_a_failed_request_is_answered_as_one() -> None:
     assert root is not None and root.category == "root_cause_missing"
 
 
+STREAM = (
+    "ERROR 07-30 20:29:47 [serving_chat.py:932] Error in chat completion stream generator.\n"
+    "ERROR 07-30 20:29:47 [serving_chat.py:932] Traceback (most recent call last):\n"
+    'ERROR 07-30 20:29:47 [serving_chat.py:932]   File "/usr/local/lib/python3.12/dist-packages/'
+    'vllm/entrypoints/openai/serving_chat.py", line 497, in chat_completion_stream_generator\n'
+    "ERROR 07-30 20:29:47 [serving_chat.py:932]     async for res in result_generator:\n"
+    'ERROR 07-30 20:29:47 [serving_chat.py:932]   File "/usr/lib/python3.12/json/decoder.py", '
+    "line 338, in decode\n"
+    "ERROR 07-30 20:29:47 [serving_chat.py:932]     obj, end = self.raw_decode(s)\n")
+
+
+def test_a_cut_request_traceback_is_the_request_s_unless_it_awaits_the_engine() -> None:
+    """A request handler's traceback cut before its exception failed that request, and names
+    the library of the message logged just above it; cut where the handler awaits the engine's
+    output (the engine's own failure, re-raised), the cause is missing from the paste."""
+    root = diagnose_text(STREAM).root_cause
+    assert root is not None and (root.category, root.library) == ("request_error",
+                                                                   "vllm-frontend")
+    engine = STREAM.replace(
+        '"/usr/lib/python3.12/json/decoder.py", line 338, in decode',
+        '"/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/async_llm.py", line 375, in '
+        "output_handler")
+    root = diagnose_text(engine.replace(
+        "ERROR 07-30 20:29:47 [serving_chat.py:932] Error in chat completion stream generator.\n",
+        "")).root_cause
+    assert root is not None and root.category == "root_cause_missing"
+
+
 @pytest.mark.parametrize("shape", ["indented block", "list item", "cat -n", "buildkite view"])
 def test_a_paste_indented_or_numbered_as_a_whole_is_read(shape: str) -> None:
     """A log pasted as a markdown block indented by four spaces (or inside a list item), or

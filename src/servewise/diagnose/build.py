@@ -255,10 +255,13 @@ class Builder:
                                       wrapper.event.process, "wrapper"))
         return items
 
-    def unknown(self, match: Match, count: int) -> Finding:
-        """The ``unknown`` finding of an unclassified error."""
+    def unknown(self, match: Match, count: int, traceback: Match | None = None) -> Finding:
+        """The ``unknown`` finding of an unclassified error (its library read from
+        ``traceback``, its own traceback cut short, when the error itself names none)."""
         rule = self.rules.fallback("unknown")
         culprit = attribute(match.event, self.rules.tables)
+        if culprit is None and traceback is not None:
+            culprit = attribute(traceback.event, self.rules.tables)
         engine = self._engine(match, culprit, rule)
         values = self._values(rule, match, {}, engine)
         values["error"] = first_text(match)
@@ -284,9 +287,9 @@ class Builder:
             processes=(match.event.process,), first_line=match.event.match_line,
         )
 
-    def request(self, match: Match) -> Finding:
+    def request(self, match: Match, traceback: Match | None = None) -> Finding:
         """A ``request_error`` finding: one request failed, the server kept serving."""
-        finding = self.unknown(match, 1)
+        finding = self.unknown(match, 1, traceback)
         from dataclasses import replace
 
         return replace(finding, category="request_error", kind="finding", fix=Fix((

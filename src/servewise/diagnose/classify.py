@@ -250,10 +250,18 @@ class Classifier:
         if serving is None:
             # An excerpt from a running server (it shows no start at all): an error raised by
             # code that only ever answers a request failed that request.
-            return (match.rule is None and phase is not None and self._no_start(match.run)
-                    and (any(p.search(frame.path) for p in phase.request_handlers
-                             for frame in event.frames)
-                         or any(p.search(event.text) for p in phase.request_messages)))
+            if match.rule is not None or phase is None or not self._no_start(match.run):
+                return False
+            if match.kind == "wrapper":
+                # A traceback cut before its exception: what raised is its innermost frame
+                # outside the standard library (a handler awaiting the engine's output
+                # re-raises the engine's own failure, which is not the request's).
+                inner = self._innermost(event)
+                return inner is not None and any(p.search(inner)
+                                                 for p in phase.request_handlers)
+            return (any(p.search(frame.path) for p in phase.request_handlers
+                        for frame in event.frames)
+                    or any(p.search(event.text) for p in phase.request_messages))
         if event.first_line < serving:
             return False
         if match.rule is not None:
@@ -264,6 +272,15 @@ class Classifier:
             return True
         texts = [event.text, event.header or ""]
         return any(p.search(text) for p in phase.request_messages for text in texts)
+
+    def _innermost(self, event: Event) -> str | None:
+        """The path of ``event``'s innermost frame outside generic code (the standard
+        library, PyTorch's call plumbing), or None."""
+        for frame in reversed(event.frames):
+            found = attribute_path(frame.path, self.rules.tables, include_generic=True)
+            if found is None or not found[0].generic:
+                return frame.path
+        return None
 
     def stalled(self) -> str | None:
         """The phase the last run was in when the log ended, when it started up and never
@@ -373,6 +390,10 @@ class Classifier:
                            role=event.role, ranks=event.ranks)
             implied = (rule.phase,) if rule.phase else self._method_phases(hit[1])
             inner_match = self._cause(quoted, text=inner, implied=implied, run=run.index)
+            if inner_match is None:
+                # A wrapper quoting another wrapper (SGLang's capture failure quoting
+                # torch.compile's 'An exception occurred in a subprocess'): still no cause.
+                inner_match = self._quoted_wrapper(quoted, inner, run.index)
             if inner_match is None and _QUOTED_ERROR.search(inner) is not None:
                 # An error no rule knows, quoted whole: it is in the excerpt (an ``unknown``
                 # with its library), not missing from it.
@@ -381,6 +402,15 @@ class Classifier:
                 inner_match.quoted = True
                 match.inner.append(inner_match)
         return match
+
+    def _quoted_wrapper(self, event: Event, text: str, run: int) -> Match | None:
+        """The match of the first wrapper rule whose signature ``text`` (quoted) matches."""
+        for rule in self._candidates(text):
+            if rule.kind == "wrapper":
+                hit = self._try(rule, event, text, ())
+                if hit is not None:
+                    return Match("wrapper", event, run, rule, hit[0], hit[1])
+        return None
 
     def _vote_paths(self, event: Event) -> None:
         """Count the engines whose code the event names, once per engine per event."""

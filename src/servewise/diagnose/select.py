@@ -146,7 +146,7 @@ class Collector:
             for inner in match.inner:
                 if inner.kind == "error":
                     data.add_error(inner)
-                else:
+                elif inner.kind != "wrapper":  # a quoted wrapper: the cause is still missing
                     self._cause(data, inner)
             return True
         if match.kind == "error":
@@ -210,13 +210,13 @@ class Collector:
         errors: list[Match] = []
         for error in data.errors:
             (requests if classifier.request_error(error) else errors).append(error)
-        request_findings = [replace(builder.finding(a), kind="finding") for a in served] + [
-            builder.request(error)
-            for error in _distinct(requests, [a.first for a in served])]
         # A traceback cut before its exception, inside code that answers a request, is part
-        # of that request's failure.
+        # of that request's failure (and, right below a logged request error, its traceback).
         cut_requests = [w for w in data.wrappers
                         if w.rule is None and classifier.request_error(w)]
+        request_findings = [replace(builder.finding(a), kind="finding") for a in served] + [
+            builder.request(error, _traceback_of(error, cut_requests))
+            for error in _distinct(requests, [a.first for a in served])]
         wrappers = [w for w in data.wrappers if w not in cut_requests]
         if cut_requests and not requests:
             requests = cut_requests[:1]
@@ -269,3 +269,10 @@ def _distinct(errors: list[Match], others: list[Match] | None = None) -> list[Ma
                if e.event.header}
     return [e for e in errors if not (e.event.kind == "record"
                                       and (e.event.process, e.event.text.strip()) in headers)]
+
+
+def _traceback_of(error: Match, cut: list[Match]) -> Match | None:
+    """The cut traceback logged right below ``error`` (``logger.exception``'s message, then its
+    traceback), if there is one."""
+    return next((w for w in cut
+                 if 0 <= w.event.first_line - error.event.last_line <= 2), None)
