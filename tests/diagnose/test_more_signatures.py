@@ -245,6 +245,24 @@ CASES = [
      "unexpected error when creating modelInstanceState: [json.exception.parse_error.101] parse "
      "error at line 1, column 1: syntax error while parsing value - unexpected end of input; "
      "expected '[', '{', or a literal", "model_not_found", "tensorrt_llm", "config.pbtxt"),
+    # Issue 18, round 11
+    (" [rank3]:[E227 16:30:43.526301625 ProcessGroupNCCL.cpp:1834] [PG ID 2 PG GUID 3 Rank 3] "
+     "Timeout at NCCL work: 32, last enqueued NCCL work: 32, last completed NCCL work: 31.",
+     "nccl_watchdog_timeout", "nccl", "Find the rank that stopped first"),
+    ("[TensorRT-LLM][ERROR] Assertion failed: With communicationMode kLEADER, MPI worldSize is "
+     "expected to be equal to tp*pp when participantIds are not specified",
+     "mpi_world_size_mismatch", "tensorrt_llm", "mpirun -n <tp*pp>"),
+    ("mpirun noticed that process rank 6 with PID 0 on node gpu-07 exited on signal 9 (Killed).",
+     "host_oom_killed", "host", "rank 6 killed with SIGKILL on gpu-07"),
+    ("ValueError: NvFp4 MoE backend 'FLASHINFER_CUTLASS' does not support the deployment "
+     "configuration since kernel does not support MoEActivation.SWIGLUSTEP activation.",
+     "quant_unsupported_model", "flashinfer", "does not support MoEActivation.SWIGLUSTEP"),
+    ("ValueError: Fp8 MoE backend 'VLLM_CUTLASS' does not support the deployment configuration "
+     "since kernel does not support block-scaled weights.", "quant_unsupported_model",
+     "vllm-quantization", "VLLM_CUTLASS does not support block-scaled weights"),
+    ("ValueError: NvFp4 MoE backend 'FLASHINFER_CUTLASS' does not support the deployment "
+     "configuration since kernel does not support current device.", "kernel_unsupported_arch",
+     "flashinfer", "no code path for this GPU"),
 ]
 
 NOT_A_CAUSE = [
@@ -270,6 +288,14 @@ NOT_A_CAUSE = [
     "[2025-03-17 17:15:55 TP1] ValueError: TP rank 1 could finish the model loading, but there "
     "are other ranks that didn't finish loading. It is likely due to unexpected failures (e.g., "
     "OOM) or a slow node.",
+    # A Ray task's error cut inside the name of the exception it wraps.
+    "ERROR 12-31 01:06:23 [core.py:603] ray.exceptions.RayTaskError(Runtim",
+    # SGLang's capture failure quoting torch.compile's wrapper, the worker's error cut off.
+    "Exception: Capture cuda graph failed: SubprocException: An exception occurred in a "
+    "subprocess:",
+    # A MoE backend refusing the parallel layout: not a model or GPU limit.
+    "ValueError: NvFp4 MoE backend 'VLLM_CUTLASS' does not support the deployment configuration "
+    "since kernel does not support parallel config FusedMoEParallelConfig(tp_size=1, ep_size=2).",
 ]
 
 
