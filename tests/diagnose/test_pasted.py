@@ -290,6 +290,21 @@ def test_a_paste_indented_or_numbered_as_a_whole_is_read(shape: str) -> None:
     assert diagnose_text(text).to_dict() == run_text(text, prefilter=False).diagnosis.to_dict()
 
 
+def test_a_paste_whose_exception_line_shares_the_frames_indent_is_dedented() -> None:
+    """A traceback pasted with every line indented, its exception line too, is read as the
+    traceback (a traceback prints its exception at the margin)."""
+    text = ('  File "/usr/local/lib/python3.12/dist-packages/transformers/modeling_utils.py", '
+            "line 1498, in _from_config\n"
+            "      model = cls(config, **kwargs)\n"
+            '  File "/usr/local/lib/python3.12/dist-packages/transformers/models/gemma3/'
+            'modeling_gemma3.py", line 40, in __init__\n'
+            "      super().__init__(config, **kwargs)\n"
+            "  TypeError: Gemma3ForConditionalGeneration.__init__() got an unexpected keyword "
+            "argument 'use_cache'\n")
+    root = diagnose_text(text).root_cause
+    assert root is not None and root.category == "python_dependency_conflict"
+
+
 def test_a_traceback_pasted_alone_keeps_its_own_indentation() -> None:
     """Frames only (each line indented by the traceback itself) are not a dedented paste."""
     from servewise.diagnose.scan import _paste_indent

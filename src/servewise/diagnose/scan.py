@@ -79,6 +79,9 @@ _INDENT = (b" ", b"\t")
 _INDENT_PROBE = 65536
 #: A paste is taken as indented as a whole only when at least this many of its first lines are.
 _INDENT_LINES = 3
+#: An exception's own line (``TypeError: …``): a traceback prints it at the margin, so where it
+#: shares the frames' indentation the whole paste was indented.
+_EXCEPTION_LINE = re.compile(rb"[A-Za-z_][\w.]*(?:Error|Exception)(?::|$)")
 
 
 class Prefilter:
@@ -405,7 +408,8 @@ def _paste_indent(chunk: bytes) -> bytes:
             prefix = prefix[:-1]
         if len(prefix) < 2:
             return b""
-    if any(line.startswith(b'File "', len(prefix)) for line in lines):
+    if any(line.startswith(b'File "', len(prefix)) for line in lines) and not any(
+            _EXCEPTION_LINE.match(line, len(prefix)) for line in lines):
         prefix = prefix[:-2]  # a traceback's frames keep their own two spaces
     return prefix if len(prefix) >= 2 else b""
 
