@@ -263,6 +263,19 @@ CASES = [
     ("ValueError: NvFp4 MoE backend 'FLASHINFER_CUTLASS' does not support the deployment "
      "configuration since kernel does not support current device.", "kernel_unsupported_arch",
      "flashinfer", "no code path for this GPU"),
+    # Issue 18, round 12
+    ("AssertionError: Sinks are only supported in FlashAttention 3",
+     "attn_backend_feature_unsupported", "flash_attn", "need FlashAttention 3"),
+    ("AttributeError: Model PixtralForConditionalGeneration does not support BitsAndBytes "
+     "quantization yet. No 'packed_modules_mapping' found.", "quant_unsupported_model",
+     "vllm-quantization", "PixtralForConditionalGeneration"),
+    ("llama-router-gpu  | /app/llama-server: error while loading shared libraries: "
+     "libllama-common.so.0: cannot open shared object file: No such file or directory",
+     "shared_library_missing", "llama.cpp-version", "libllama-common.so.0 is llama.cpp's own"),
+    ("gguf_init_from_file: failed to open GGUF file '/models/gemma-3-12b-it-qat-q4_0.gguf'",
+     "model_not_found", "host", "ls -l /models/gemma-3-12b-it-qat-q4_0.gguf"),
+    ("/ml/backend/ggml/ggml/src/ggml-cuda/template-instances/../fattn-tile.cuh:1247: fatal error",
+     "head_size_unsupported", "ggml", "OLLAMA_FLASH_ATTENTION=0"),
 ]
 
 NOT_A_CAUSE = [
@@ -326,3 +339,14 @@ def test_a_long_quoted_message_is_classified_inside_its_wrapper() -> None:
            f"determine_num_available_blocks: {oom}, Traceback (most recent call last):\n")
     root = diagnose_text(log).root_cause
     assert root is not None and root.category == "oom_profile_run"
+
+
+def test_a_ggml_assertion_is_an_error_in_the_excerpt() -> None:
+    """``GGML_ASSERT(cond) failed`` says what failed: an error of the excerpt (``unknown`` with
+    its library), not a consequence whose cause is missing; ggml's abort after a CUDA error
+    (the error is on the lines above it) still is."""
+    root = diagnose_text("/src/ggml/src/ggml-backend-meta.cpp:1299: GGML_ASSERT(size == "
+                         "ggml_nbytes(tensor)) failed\n").root_cause
+    assert root is not None and root.category == "unknown"
+    root = diagnose_text("/src/ggml/src/ggml-cuda/ggml-cuda.cu:75: CUDA error\n").root_cause
+    assert root is not None and root.category == "root_cause_missing"
