@@ -3,10 +3,11 @@
 Takes the rule-writing part of the diagnose corpus (never the measure-only part), keeps the
 excerpts whose category diagnose gets right, and pastes each again in common shapes: Windows
 line ends, a markdown block indented by four spaces, a quote, line numbers from ``cat -n``,
-tabs for indentation, lines wrapped at word breaks at 120 and 80 columns (an editor's copy;
-``fmt``: the space at the break dropped),
-and lines cut mid-word at 120 and 100 columns (a terminal's copy). For each shape it prints how
-many answers changed, and the first few ids. Usage::
+tabs for indentation, ``docker logs -t`` timestamps, docker compose's service prefix, an
+issue's ``<details>`` block, ANSI colour codes around each line, lines wrapped at word breaks
+at 120 and 80 columns (an editor's copy; ``fmt``: the space at the break dropped), and lines
+cut mid-word at 120 and 100 columns (a terminal's copy). For each shape it prints how many
+answers changed, and the first few ids. Usage::
 
     .venv/bin/python scripts/paste_robustness.py [SHAPE ...]
 """
@@ -43,6 +44,12 @@ SHAPES: dict[str, Callable[[str], str]] = {
     "cat -n": lambda text: "\n".join(f"{n:6d}\t{line}"
                                      for n, line in enumerate(text.split("\n"), 1)),
     "tabs": lambda text: text.replace("    ", "\t"),
+    "docker logs -t": lambda text: "\n".join(f"2025-06-01T10:00:{n % 60:02d}.123456789Z {line}"
+                                             for n, line in enumerate(text.split("\n"))),
+    "compose": lambda text: "\n".join(f"vllm-server-1  | {line}" for line in text.split("\n")),
+    "details block": lambda text: (
+        f"<details><summary>log</summary>\n\n```\n{text}\n```\n</details>"),
+    "ansi colours": lambda text: "\n".join(f"\x1b[0;36m{line}\x1b[0m" for line in text.split("\n")),
     "wrap 120": _wrap(120),
     "wrap 80": _wrap(80),
     "fmt 80": _wrap(80, keep_space=False),

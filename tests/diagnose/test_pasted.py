@@ -305,6 +305,20 @@ def test_a_paste_whose_exception_line_shares_the_frames_indent_is_dedented() -> 
     assert root is not None and root.category == "python_dependency_conflict"
 
 
+def test_a_log_in_an_issue_s_details_block_is_read_as_the_log() -> None:
+    """GitHub issues fold long logs in ``<details><summary>…</summary>``: the markup lines are
+    not log lines (``</details>`` is not a traceback's exception), the summary's text is."""
+    folded = f"<details><summary>log</summary>\n\n```\n{CAPTURE}```\n</details>\n"
+    root, plain = diagnose_text(folded).root_cause, diagnose_text(CAPTURE).root_cause
+    assert root is not None and plain is not None
+    assert (root.category, root.library, root.rule, root.fix) == (
+        plain.category, plain.library, plain.rule, plain.fix)
+    root = diagnose_text("<summary>RuntimeError: No CUDA GPUs are available</summary>\n"
+                         ).root_cause
+    assert root is not None and root.category == "no_gpu_visible"
+    assert root.evidence[0].text == "RuntimeError: No CUDA GPUs are available"
+
+
 def test_a_traceback_pasted_alone_keeps_its_own_indentation() -> None:
     """Frames only (each line indented by the traceback itself) are not a dedented paste."""
     from servewise.diagnose.scan import _paste_indent

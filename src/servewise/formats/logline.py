@@ -72,6 +72,12 @@ _LINE_NUMBER = re.compile(r" {0,6}\d{1,7}\t")
 #: An error pasted inside quotes: ``"RuntimeError: …``.
 _QUOTED_EXCEPTION = re.compile(r"[\"'][A-Za-z_][\w.]*(?:Error|Exception|Warning): ")
 _HTML_ENTITY = re.compile(r"&(?:quot|#39|#x27|lt|gt|amp|apos);")
+#: The HTML an issue's markdown wraps a log in (``<details>``, ``<summary>…</summary>``,
+#: ``</pre>``): a line of only these tags is not a log line; the summary's own text (often the
+#: error, as its title) is kept.
+_MARKUP = re.compile(r"(?:\s*</?(?:details|summary|pre|code|p|div|br|hr)\b[^<>]{0,200}>)+\s*$"
+                     r"|\s*(?:<details\b[^<>]{0,200}>\s*)?<summary\b[^<>]{0,200}>"
+                     r"(?P<summary>[^<>]{0,500})</summary>\s*$", re.IGNORECASE)
 _PYTEST = re.compile(r"E {3,7}(?=\S)")
 _SRUN = re.compile(r"\d{1,4}: (?=[(\[]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) )")
 _KUBECTL = re.compile(r"\[pod/[^\]\s]{1,253}\] ")
@@ -336,6 +342,9 @@ def _strip_pasted(text: str, meta: _Meta) -> str | None:
         return text[_QUOTE.match(text).end():]  # type: ignore[union-attr]
     if first in "\"'" and _QUOTED_EXCEPTION.match(text) is not None:
         return text[1:].rstrip("\"'")  # an error pasted inside quotes: "RuntimeError: …"
+    if first == "<":
+        markup = _MARKUP.match(text)  # <details><summary>log</summary>, </details>
+        return None if markup is None else (markup["summary"] or "").strip()
     if first == "`":
         match = _TICKS.match(text)
         if match is not None:
