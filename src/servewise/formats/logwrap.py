@@ -16,6 +16,7 @@ them past the longest line's length was wrapped at word breaks.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from itertools import pairwise
 
 __all__ = ["MIN_WIDTH", "unwrapped", "word_wrap_width", "wrap_width"]
@@ -60,27 +61,54 @@ def wrap_width(text: str) -> int | None:
     A line at the width counts as broken only when the next line does not start the way it
     starts (a run of records of one format, each padded or cut to the same length, is not a
     wrap) and neither side is a table's border."""
-    return _width(text.splitlines())
-
-
-def _width(lines: list[str]) -> int | None:
-    if len(lines) < 2:
-        return None
-    width = max(len(line) for line in lines)
-    if not MIN_WIDTH <= width <= MAX_WIDTH:
-        return None
-    broken: set[str] = set()
-    for line, after in pairwise(lines):
-        if (len(line) == width and after.strip() and line[-1] not in _TABLE
-                and after[0] not in _TABLE and _shape(after) != _shape(line)
-                and _RECORD_START.match(after) is None and _FRAME_END.search(line) is None):
-            broken.add(line)
-    return width if len(broken) >= MIN_WRAPPED else None
+    lines = text.splitlines()
+    width = _widest(lines, MIN_WIDTH)
+    return width if width is not None and _breaks(lines, width, _hard_broken) else None
 
 
 def word_wrap_width(text: str) -> int | None:
     """The column ``text`` was wrapped at, at word breaks, or None when it was not."""
-    return _word_width(text.splitlines())
+    lines = text.splitlines()
+    width = _widest(lines, WORD_MIN_WIDTH)
+    return width if width is not None and _breaks(lines, width, _word_broken) else None
+
+
+def unwrapped(text: str) -> str:
+    """``text`` with the lines a terminal broke at its width, or an editor at its last word
+    break before it, joined again (``text`` itself, the same object, when it was not
+    wrapped)."""
+    lines = text.splitlines()
+    width = _widest(lines, MIN_WIDTH)
+    if width is not None and _breaks(lines, width, _hard_broken):
+        # Every line at the width was cut there, mid-word: joined without a space.
+        return _joined(lines, [len(line) == width for line in lines], spaced=False)
+    width = _widest(lines, WORD_MIN_WIDTH)
+    marks = _breaks(lines, width, _word_broken) if width is not None else None
+    return text if marks is None else _joined(lines, [*marks, False], spaced=True)
+
+
+def _widest(lines: list[str], narrowest: int) -> int | None:
+    """The longest line's length, when there are lines to join and it can be a wrap's width."""
+    if len(lines) < 2:
+        return None
+    width = max(len(line) for line in lines)
+    return width if narrowest <= width <= MAX_WIDTH else None
+
+
+def _breaks(lines: list[str], width: int,
+            broken: Callable[[str, str, int], bool]) -> list[bool] | None:
+    """For each line but the last, whether it was broken before the next one; None when fewer
+    than :data:`MIN_WRAPPED` different lines were (no wrap)."""
+    marks = [broken(line, after, width) for line, after in pairwise(lines)]
+    cut = {line for line, mark in zip(lines, marks, strict=False) if mark}  # marks: one fewer
+    return marks if len(cut) >= MIN_WRAPPED else None
+
+
+def _hard_broken(line: str, after: str, width: int) -> bool:
+    """Whether ``line`` was cut before ``after`` by a terminal ``width`` columns wide."""
+    return (len(line) == width and bool(after.strip()) and line[-1] not in _TABLE
+            and after[0] not in _TABLE and _shape(after) != _shape(line)
+            and _RECORD_START.match(after) is None and _FRAME_END.search(line) is None)
 
 
 def _same_prefix(line: str, after: str) -> bool:
@@ -108,46 +136,19 @@ def _word_broken(line: str, after: str, width: int) -> bool:
     return len(line) + 1 + len(word[1]) > width
 
 
-def _word_width(lines: list[str]) -> int | None:
-    if len(lines) < 2:
-        return None
-    width = max(len(line) for line in lines)
-    if not WORD_MIN_WIDTH <= width <= MAX_WIDTH:
-        return None
-    broken = {line for line, after in pairwise(lines) if _word_broken(line, after, width)}
-    return width if len(broken) >= MIN_WRAPPED else None
-
-
-def unwrapped(text: str) -> str:
-    """``text`` with the lines a terminal broke at its width, or an editor at its last word
-    break before it, joined again (``text`` itself, the same object, when it was not
-    wrapped)."""
-    lines = text.splitlines()
-    width = _width(lines)
-    if width is None:
-        width = _word_width(lines)
-        return text if width is None else _joined_at_words(lines, width)
+def _joined(lines: list[str], marks: list[bool], *, spaced: bool) -> str:
+    """The lines, each marked one joined to the next (with a space where a wrap at word breaks
+    took the one between them: not after a space or a hyphen, nor before one kept)."""
     out: list[str] = []
     pending = ""
-    for line in lines:
+    for index, (line, mark) in enumerate(zip(lines, marks, strict=True)):
         pending += line
-        if len(line) != width:
+        if not mark:
             out.append(pending)
             pending = ""
+        elif spaced and not (line[-1].isspace() or line[-1] == "-"
+                             or lines[index + 1][0] == " "):
+            pending += " "
     if pending:
         out.append(pending)
-    return "\n".join(out) + "\n"
-
-
-def _joined_at_words(lines: list[str], width: int) -> str:
-    out: list[str] = []
-    pending = ""
-    for line, after in pairwise([*lines, ""]):
-        pending += line
-        if after and _word_broken(line, after, width):
-            if not (line[-1].isspace() or line[-1] == "-" or after[0] == " "):
-                pending += " "  # the break took the space (a cut mid-word gets one too)
-        else:
-            out.append(pending)
-            pending = ""
     return "\n".join(out) + "\n"
