@@ -29,7 +29,7 @@ from servewise.diagnose.classify import Classifier, Match
 from servewise.diagnose.result import Diagnosis
 from servewise.diagnose.select import Collector
 from servewise.errors import LogInputError
-from servewise.formats.logevents import Event, EventAssembler
+from servewise.formats.logevents import Event, EventAssembler, looks_like_exception
 from servewise.formats.logline import parse_line
 from servewise.formats.logorder import in_log_order
 from servewise.formats.logwrap import unwrapped
@@ -79,9 +79,6 @@ _INDENT = (b" ", b"\t")
 _INDENT_PROBE = 65536
 #: A paste is taken as indented as a whole only when at least this many of its first lines are.
 _INDENT_LINES = 3
-#: An exception's own line (``TypeError: …``): a traceback prints it at the margin, so where it
-#: shares the frames' indentation the whole paste was indented.
-_EXCEPTION_LINE = re.compile(rb"[A-Za-z_][\w.]*(?:Error|Exception)(?::|$)")
 
 
 class Prefilter:
@@ -408,9 +405,12 @@ def _paste_indent(chunk: bytes) -> bytes:
             prefix = prefix[:-1]
         if len(prefix) < 2:
             return b""
+    # A traceback's frames keep their own two spaces, unless its exception line (which a
+    # traceback prints at the margin) shares their indentation: then all of it is the paste's.
     if any(line.startswith(b'File "', len(prefix)) for line in lines) and not any(
-            _EXCEPTION_LINE.match(line, len(prefix)) for line in lines):
-        prefix = prefix[:-2]  # a traceback's frames keep their own two spaces
+            looks_like_exception(line[len(prefix):].decode("utf-8", "replace"))
+            for line in lines):
+        prefix = prefix[:-2]
     return prefix if len(prefix) >= 2 else b""
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from servewise.formats.logline import LogLine
 
-__all__ = ["Event", "EventAssembler", "Frame", "normalize_path"]
+__all__ = ["Event", "EventAssembler", "Frame", "looks_like_exception", "normalize_path"]
 
 MAX_MESSAGE_LINES = 60
 MAX_FRAMES = 80
@@ -166,7 +166,9 @@ def _record_key(line: LogLine) -> tuple[str | None, str | None, str | None]:
     return (line.level, line.timestamp, line.logger)
 
 
-def _looks_like_exception(text: str) -> re.Match[str] | None:
+def looks_like_exception(text: str) -> re.Match[str] | None:
+    """The match (``type``, ``msg``) when ``text`` reads as an exception's own line
+    (``ValueError: …``, ``torch.OutOfMemoryError``), else None."""
     match = _EXCEPTION.match(text)
     if match is None:
         return None
@@ -317,7 +319,7 @@ class EventAssembler:
             return
         if not stripped:
             return
-        exception = _looks_like_exception(stripped)
+        exception = looks_like_exception(stripped)
         if exception is not None:
             state = _Open("exception", line, line.number, exception=exception["type"],
                           key=_record_key(line))
