@@ -22,7 +22,7 @@ MEASURE_SHARE = 40
 """Percent of the excerpts kept for measuring only."""
 
 FIELDS = {"id", "source", "engine", "category", "library", "phase", "confirmed", "text"}
-OPTIONAL = {"fix", "cause"}
+OPTIONAL = {"fix", "cause", "root_line"}
 ENGINES = {"vllm", "sglang", "tgi", "tensorrt_llm", "llama.cpp", "none"}
 PHASES = {"startup", "distributed_init", "weight_load", "profile_run", "kv_cache_init",
           "cuda_graph_capture", "workspace", "serving", "unknown"}
@@ -44,10 +44,18 @@ class Excerpt:
     fix: str | None
     cause: str | None
     file: str
+    round: int | None = None
+    """The fresh round the excerpt was gathered in (13 on), set by its file's top-level
+    ``round``; None for the rounds split into a rule-writing and a measure-only part."""
+    root_lines: tuple[int, ...] = ()
+    """1-based lines of the text holding the root error (the first is the labeller's pick);
+    a fresh round labels them, so that a located answer can be checked."""
 
     @property
     def part(self) -> str:
-        """``write`` or ``measure``, fixed by the seed."""
+        """``write`` or ``measure``, fixed by the seed; ``roundN`` for a fresh round."""
+        if self.round is not None:
+            return f"round{self.round}"
         digest = hashlib.sha256(f"{SEED}:{self.id}".encode()).digest()
         return "measure" if int.from_bytes(digest[:4], "big") % 100 < MEASURE_SHARE else "write"
 
@@ -63,7 +71,10 @@ def load_corpus(folder: Path = CORPUS) -> list[Excerpt]:
     """Every excerpt, validated (a wrong field fails with the file and the id)."""
     excerpts: list[Excerpt] = []
     for path in sorted(folder.glob("*.toml")):
-        for raw in tomllib.loads(path.read_text(encoding="utf-8")).get("excerpt", []):
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        fresh = document.get("round")
+        assert fresh is None or isinstance(fresh, int), path.name
+        for raw in document.get("excerpt", []):
             where = f"{path.name}: {raw.get('id')}"
             missing = FIELDS - raw.keys()
             unknown = raw.keys() - FIELDS - OPTIONAL
@@ -71,11 +82,15 @@ def load_corpus(folder: Path = CORPUS) -> list[Excerpt]:
             assert raw["engine"] in ENGINES, where
             assert raw["phase"] in PHASES, where
             assert _SOURCE.match(raw["source"]), where
+            lines = tuple(raw.get("root_line", ()))
+            text_lines = raw["text"].count("\n") + 1
+            assert all(isinstance(n, int) and 1 <= n <= text_lines for n in lines), where
+            assert fresh is None or lines, (where, "a fresh round labels its root lines")
             excerpts.append(Excerpt(
                 id=raw["id"], source=raw["source"], engine=raw["engine"],
                 category=raw["category"], library=raw["library"], phase=raw["phase"],
                 confirmed=bool(raw["confirmed"]), text=raw["text"], fix=raw.get("fix"),
-                cause=raw.get("cause"), file=path.name,
+                cause=raw.get("cause"), file=path.name, round=fresh, root_lines=lines,
             ))
     return excerpts
 
