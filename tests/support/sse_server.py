@@ -112,6 +112,9 @@ class Behaviour:
     """Send the N tokens after the reasoning as tool-call argument deltas (chat only)."""
     empty_events: bool = False
     """Send an event with an empty delta before every token-bearing event."""
+    ttft_per_active_s: float = 0.0
+    """A known load curve: each request in flight when this one arrives (itself included)
+    adds this much to its time to first token, so TTFT = ``ttft_s`` + this x in flight."""
 
 
 @dataclass
@@ -185,6 +188,7 @@ class SyntheticServer:
         self.records: list[Record] = []
         self.tokenizer = _Tokenizer()
         self._count = 0
+        self._active = 0
         self._rng = random.Random(defaults.seed)
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -222,8 +226,12 @@ class SyntheticServer:
     async def _route(self, method: str, path: str, headers: dict[str, str], body: bytes,
                      writer: asyncio.StreamWriter, arrived: float) -> bool:
         if method == "POST" and path in ("/v1/completions", "/v1/chat/completions"):
-            return await self._generate(path, headers, json.loads(body or b"{}"), writer,
-                                        arrived)
+            self._active += 1
+            try:
+                return await self._generate(path, headers, json.loads(body or b"{}"), writer,
+                                            arrived)
+            finally:
+                self._active -= 1
         if method == "GET" and path == "/_records":
             await self._json(writer, 200, [dataclasses.asdict(r) for r in self.records])
         elif method == "POST" and path == "/_reset":
@@ -342,7 +350,8 @@ class SyntheticServer:
                     "openai": '"role":"assistant","content":"","refusal":null'}[dialect]
             tail = f',"usage":{usage_json(0)}' if continuous and dialect == "vllm" else null_usage
             send(event(head + choice(role) + "]" + tail + "}"))
-        due = start + behaviour.ttft_s + rng.random() * behaviour.ttft_jitter_s
+        due = (start + behaviour.ttft_s + rng.random() * behaviour.ttft_jitter_s
+               + behaviour.ttft_per_active_s * self._active)
         sent = 0
         number = 0
         finish_inline = dialect in ("vllm", "tgi") or behaviour.final_text_usage

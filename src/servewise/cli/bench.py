@@ -227,6 +227,18 @@ def bench(
                                                 show_default=False)] = None,
     no_store: Annotated[bool, typer.Option("--no-store", help="Do not keep the run in the "
                                            "store.")] = False,
+    sla: Annotated[str | None, typer.Option("--sla", help="Find the largest concurrency (or "
+                                            "--rate) meeting these limits, e.g. "
+                                            "\"ttft_p99<=500ms,tpot_p99<=40ms\"; "
+                                            "--concurrency/--rate give the start.")] = None,
+    sla_max: Annotated[float | None, typer.Option("--sla-max", help="The largest load the "
+                                                  "SLA search tries (default 4096 requests, "
+                                                  "1000/s).", min=0.001)] = None,
+    sla_step: Annotated[float | None, typer.Option("--sla-step", help="The SLA answer's "
+                                                   "resolution (default 1 request, 5 % of a "
+                                                   "rate).", min=0.001)] = None,
+    sla_runs: Annotated[int, typer.Option("--sla-runs", help="The most benchmark runs of an "
+                                          "SLA search.", min=2, max=64)] = 8,
 ) -> None:
     """Stream load at an OpenAI-compatible server: TTFT, TPOT, ITL, latency, throughput, goodput."""
     from servewise.bench.plot import check_plot, check_target
@@ -252,7 +264,7 @@ def bench(
             url=url, model=model,
             workload=WorkloadSpec(isl=isl, osl=osl, dataset=dataset, range_ratio=range_ratio,
                                   prefix_len=prefix_len, num_prefixes=num_prefixes),
-            levels=parse_levels(concurrency, rate, burstiness),
+            levels=parse_levels(concurrency, rate, burstiness) if sla is None else (),
             endpoint=endpoint,  # type: ignore[arg-type]
             num_prompts=num_prompts, duration_s=duration, warmup=warmup, gpus=gpus,
             tokenizer=tokenizer, slos_ms=parse_slos(slo or []), seed=seed,
@@ -261,6 +273,12 @@ def bench(
             connect_timeout_s=connect_timeout, read_timeout_s=read_timeout, api_key=api_key,
             timeout_s=timeout, server_metrics=server_metrics,
         )
+        if sla is not None:
+            from servewise.cli.bench_sla import run_sla
+
+            run_sla(config, sla, concurrency, rate, burstiness, sla_max, sla_step, sla_runs,
+                    as_json=as_json, store=not no_store, output=output, plot=plot,
+                    display=_Display)
         with _Display() as display:
             result = run_bench(config, progress=display)
     except ServewiseError as error:
