@@ -15,6 +15,8 @@ Run as ``python standin_engine.py --port P [options]``:
 ``--spam``            write log lines without pause (a log that fills a disk)
 ``--delay S``         wait S seconds before listening
 ``--pidfile FILE``    write this process's pid (and the child's) to FILE
+``--replay FILE``     print FILE (a real engine's start-up log) before listening, instead of
+                      the one KV line
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ def main() -> int:
     p.add_argument("--spam", action="store_true")
     p.add_argument("--delay", type=float, default=0.0)
     p.add_argument("--pidfile", default=None)
-    args = p.parse_args()
+    p.add_argument("--replay", default=None)
+    args, _engine_flags = p.parse_known_args()  # a replayed engine's own flags are ignored
     if args.ignore_term:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     pids = [os.getpid()]
@@ -108,7 +111,12 @@ def main() -> int:
         while True:
             time.sleep(1)
     time.sleep(args.delay)
-    print("INFO GPU KV cache size: 65,408 tokens", flush=True)
+    if args.replay:
+        with open(args.replay, encoding="utf-8") as handle:
+            sys.stdout.write(handle.read())
+        sys.stdout.flush()
+    else:
+        print("INFO GPU KV cache size: 65,408 tokens", flush=True)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     print(f"INFO listening on {args.port}", flush=True)
     server.serve_forever()

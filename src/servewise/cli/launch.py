@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from servewise.cli._common import app, emit_json, fail, open_store, out, say
+from servewise.cli._common import app, emit_json, err, fail, open_store, out, say
 from servewise.cli.options import JsonOption, OptionalGpuOption
 from servewise.errors import ServewiseError, UsageError
 
@@ -94,6 +94,34 @@ def _command_from(command: list[str] | None, recipe: str | None, from_check: Pat
     return list(command), {}
 
 
+def _prediction(argv: list[str], env: dict[str, str], gpu: str | None,
+                from_check: Path | None) -> tuple[dict[str, Any] | None, str]:
+    """Check's prediction (``--from-check``) or the planner's; None and why when neither."""
+    from servewise.launch.evidence import prediction_from_check, prediction_from_command
+
+    if from_check is not None:
+        import json
+
+        document = json.loads(from_check.read_text("utf-8"))  # read_check_file checked it
+        found = prediction_from_check(document, str(from_check))
+        if found is not None:
+            return found, "check"
+    return prediction_from_command(argv, env, gpu)
+
+
+def _evidence(prediction: dict[str, Any] | None, result: LaunchResult) -> dict[str, Any]:
+    from servewise.launch.evidence import evidence_for, observed_facts
+
+    return evidence_for(prediction, observed_facts(result.log_path), result.time_to_ready_s)
+
+
+def _render_evidence(document: dict[str, Any]) -> None:
+    from servewise.render.evidence import evidence_view
+
+    if (document.get("evidence") or {}).get("observed"):
+        err().print(evidence_view(document))
+
+
 def _render_result(result: LaunchResult) -> None:
     style = "bold green" if result.ready else "bold red"
     say("ready" if result.ready else result.outcome, style, result.message)
@@ -130,6 +158,7 @@ def launch(
     from_check: Annotated[Path | None, typer.Option(
         "--from-check", metavar="FILE", show_default=False,
         help="Launch the command of a saved `servewise check --json` result.")] = None,
+    gpu: OptionalGpuOption = None,
     env: EnvOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -138,7 +167,9 @@ def launch(
     Ready = the process is alive, the port answers, /health, /v1/models (SGLang also
     /health_generate), within --timeout. A process exit or a log line the diagnose rules
     call a cause ends the wait at once with the root cause, library and fix. Without
-    --detach the engine keeps serving in the foreground until Ctrl-C.
+    --detach the engine keeps serving in the foreground until Ctrl-C. The prediction (check's
+    with --from-check, else the planner's for --gpu or a fixed KV pool) is kept with the run
+    beside what the engine logged: `servewise runs RUN_ID` shows both.
     """
     from servewise.launch.command import docker_argv, engine_of, fill, with_port
     from servewise.launch.process import terminate_as_interrupt
@@ -154,6 +185,7 @@ def launch(
             port = free_port()
         argv = fill(argv, port=port)
         argv, chosen = with_port(argv, engine, port)
+        prediction, why = _prediction(argv, environment, gpu, from_check)
         run_id = new_run_id()
         if docker is not None:
             argv = docker_argv(docker, argv, engine, chosen, name=f"servewise-{run_id}",
@@ -176,20 +208,24 @@ def launch(
     spec = LaunchSpec(argv=tuple(argv), engine=engine, port=chosen,
                       log_path=_log_dir(store) / f"{run_id}.log",
                       env=environment, timeout_s=timeout, detach=detach, run_id=run_id)
-    base = {"argv": argv, "engine": engine, "port": chosen, "detached": detach}
+    base = {"argv": argv, "engine": engine, "port": chosen, "detached": detach, "env": environment,
+            "gpu": gpu, "docker_image": docker, "prediction": prediction,
+            "prediction_note": why}
     record("launch", {**base, "run_id": run_id, "outcome": "starting"}, None)
     served = None
     with terminate_as_interrupt(), EngineRun(
             spec, on_line=None if as_json else _echo_line,
             on_stage=None if as_json else lambda s: say("stage", "dim", s)) as run:
         result = run.wait_ready()
-        document: dict[str, Any] = {**base, **result.to_dict(), "start_time": run.start_time}
+        document: dict[str, Any] = {**base, **result.to_dict(), "start_time": run.start_time,
+                                    "evidence": _evidence(prediction, result)}
         record("launch", document, None)
         if result.ready:
             if as_json:
                 emit_json(document)
             else:
                 _render_result(result)
+                _render_evidence(document)
             if detach:
                 if not as_json:
                     say("detached", "dim", f"run {run_id}: `servewise stop {run_id}` ends it")
@@ -198,7 +234,8 @@ def launch(
                 say("serving", "dim", "Ctrl-C stops the engine")
             served = run.serve()
     final = run.result or result
-    document = {**base, **final.to_dict(), "start_time": run.start_time}
+    document = {**base, **final.to_dict(), "start_time": run.start_time,
+                "evidence": _evidence(prediction, final)}
     if served is not None:
         document["ended"] = served
     record("launch", document, None)
@@ -212,6 +249,7 @@ def launch(
         emit_json(document)
     else:
         _render_result(final)
+        _render_evidence(document)
     raise typer.Exit(final.exit_status)
 
 
@@ -362,4 +400,8 @@ def show_run(store: Store, run_id: str, as_json: bool) -> bool:
         from servewise.render.launch import run_view
 
         out().print(run_view(document))
+        if document.get("evidence"):
+            from servewise.render.evidence import evidence_view
+
+            out().print(evidence_view(document))
     return True
