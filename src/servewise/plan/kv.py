@@ -85,6 +85,9 @@ class PageSpec:
     padded: int = 0
     fixed_page: int = 0
     """``state``: the page is the whole recurrent state, independent of block size."""
+    mamba_mode: str = "none"
+    """``state``: vLLM's ``mamba_cache_mode`` — ``none`` (one page per request), ``align``
+    (two: ``MambaSpec.max_memory_usage_bytes``) or ``all`` (one per block of context)."""
 
     @property
     def unpadded(self) -> int:
@@ -105,6 +108,10 @@ class PageSpec:
     def pages_per_request(self, max_model_len: int, max_num_batched_tokens: int) -> int:
         """``cdiv(max_memory_usage_bytes, page)``: pages one request at full length holds."""
         if self.kind == "state":
+            if self.mamba_mode == "align":
+                return 2
+            if self.mamba_mode == "all":
+                return -(-max_model_len // self.block_size)
             return 1
         if self.kind in ("sliding", "mla_sliding"):
             tokens = min(self.window - 1 + max_num_batched_tokens, max_model_len)
@@ -156,12 +163,14 @@ def vllm_layer_specs(
     kv_cache_dtype: str,
     mamba_ssm_bytes: int = 4,
     sliding_as_full: bool = False,
+    mamba_cache_mode: str = "none",
 ) -> list[tuple[int, PageSpec]]:
     """Every layer's :class:`PageSpec` on one rank, with its layer index.
 
     DeepSeek V4 layers give several specs (window, compressed cache, indexer). With
     ``sliding_as_full`` sliding-window layers pay for the whole context (vLLM V0, or
-    ``--disable-hybrid-kv-cache-manager``).
+    ``--disable-hybrid-kv-cache-manager``). ``mamba_cache_mode`` is how many state pages a
+    request holds with prefix caching (see :attr:`PageSpec.mamba_mode`).
     """
     _check_heads(spec, tp)
     element = kv_element_bytes(kv_cache_dtype, spec.dtype)
@@ -187,7 +196,8 @@ def vllm_layer_specs(
             out.extend((index, page) for page in _dsv4_specs(layer, kv_cache_dtype))
         elif layer.kind in ("gdn", "mamba2"):
             page = state_page_bytes(layer, tp, model_bytes, mamba_ssm_bytes)
-            out.append((index, PageSpec("state", block_size, 0, fixed_page=page)))
+            out.append((index, PageSpec("state", block_size, 0, fixed_page=page,
+                                        mamba_mode=mamba_cache_mode)))
     return out
 
 

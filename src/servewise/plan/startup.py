@@ -34,6 +34,9 @@ class Settings:
     mem_fraction_static: float | None = None
     kv_cache_memory_bytes: int | None = None
     enforce_eager: bool = False
+    enable_prefix_caching: bool | None = None
+    """``--enable-prefix-caching`` / ``--no-enable-prefix-caching`` (``None``: the engine's
+    default, which for hybrid Mamba/linear-attention models depends on the version)."""
     speculative: bool = False
     """Whether the checkpoint's MTP layers are loaded as the draft (``--speculative``)."""
     speculative_config: Speculative | None = None

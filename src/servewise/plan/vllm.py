@@ -29,6 +29,7 @@ from servewise.archs import ComputeCapability
 from servewise.errors import UnsupportedModelError, UsageError
 from servewise.knowledge.accounting import EngineConstants
 from servewise.knowledge.gpus import GpuSpec
+from servewise.plan.arch import ModelSpec
 from servewise.plan.kv import (
     KvGroup,
     PageSpec,
@@ -241,15 +242,22 @@ def vllm_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
             kv_spec = replace(spec, layers=spec.layers + extra)
             notes.append(f"{len(extra)} draft attention layer(s) add KV pages "
                          f"({settings.speculative_config.method})")
+    mamba_mode = _mamba_cache_mode(kv_spec, settings, constants, version)
+    if mamba_mode != "none":
+        notes.append(f"prefix caching on: each linear-attention layer holds "
+                     f"{'two state pages' if mamba_mode == 'align' else 'a state per block'} "
+                     f"per request (mamba_cache_mode {mamba_mode})")
     layer_specs = vllm_layer_specs(kv_spec, tp=layout.tp, block_size=block,
-                                   kv_cache_dtype=kv_dtype, sliding_as_full=not v1)
+                                   kv_cache_dtype=kv_dtype, sliding_as_full=not v1,
+                                   mamba_cache_mode=mamba_mode)
     hybrid_block = _mamba_attention_block(layer_specs, block)
     if hybrid_block != block:
         notes.append(f"attention block size raised from {block} to {hybrid_block} so a page "
                      "holds one linear-attention state (HybridAttentionMambaModelConfig)")
         block = hybrid_block
         layer_specs = vllm_layer_specs(kv_spec, tp=layout.tp, block_size=block,
-                                       kv_cache_dtype=kv_dtype, sliding_as_full=not v1)
+                                       kv_cache_dtype=kv_dtype, sliding_as_full=not v1,
+                                       mamba_cache_mode=mamba_mode)
     specs = [page for _, page in layer_specs]
     # DeepSeek V4's backends declare a block-outermost layout: mixed pages pack per block
     groups = vllm_groups(specs, packed=spec.family == "dsv4")
@@ -360,6 +368,30 @@ def vllm_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
         breakdown=breakdown,
         notes=tuple(notes),
     )
+
+
+def _mamba_cache_mode(spec: ModelSpec, settings: Settings, constants: EngineConstants,
+                      version: EngineVersion) -> str:
+    """vLLM's ``mamba_cache_mode`` for a model with recurrent-state layers.
+
+    Prefix caching is on by default, except for hybrid models before the version where
+    ``ModelConfig.is_prefix_caching_supported`` began to say yes for them. With it on,
+    ``MambaModelConfig`` picks ``all`` for Mamba-2 models that declare
+    ``SupportsMambaPrefixCaching`` (until that default was dropped) and ``align`` otherwise.
+    """
+    kinds = {layer.kind for layer in spec.layers}
+    if not kinds & {"gdn", "mamba2"}:
+        return "none"
+    caching = settings.enable_prefix_caching
+    if caching is None:
+        caching = version.at_least(constants.text(ENGINE, "hybrid_prefix_caching_default",
+                                                  version))
+    if not caching:
+        return "none"
+    if "gdn" not in kinds and not version.at_least(
+            constants.text(ENGINE, "mamba_all_mode_until", version)):
+        return "all"
+    return "align"
 
 
 #: vLLM rounds a hybrid model's attention block to this many tokens (the attention
