@@ -32,8 +32,11 @@ HELDOUT = Path(__file__).resolve().parents[3] / "shared" / "data" / "heldout_sou
 
 def _replay(record: Record) -> Startup:
     assert record.card is not None and record.catalog_gpu is not None
-    return predict(load_model(record.card), resolve_gpu(record.catalog_gpu),
-                   record.planner_settings(), load_engine_constants())
+    settings = record.planner_settings()
+    pool = settings.kv_cache_memory_bytes  # vLLM's CPU backend (an exported run): its pool
+    memory = f"{pool}B" if record.catalog_gpu == "cpu" and pool else None
+    return predict(load_model(record.card), resolve_gpu(record.catalog_gpu, memory=memory),
+                   settings, load_engine_constants())
 
 
 def score(record: Record, startup: Startup) -> tuple[str, float | None]:

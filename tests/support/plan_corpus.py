@@ -9,11 +9,16 @@ fields; ``layout`` as ``{tp, pp, dp, expert_parallel}``), ``logged`` (the engine
 ``startup_failed`` ...), ``failure_phrase`` (a phrase of the engine's error, for failed
 startups) and ``incomplete`` (why the record cannot be replayed, or null).
 Every source was checked against ``shared/data/heldout_sources.txt``.
+
+``SERVEWISE_PLAN_CORPUS`` names more files of records (``os.pathsep`` between them): the
+``servewise plan accuracy --export`` output of your own runs, whose source is ``measured: …``
+and whose CPU records (``catalog_gpu`` ``cpu``) replay with their ``kv_cache_memory_bytes``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,8 +68,17 @@ class Record:
         return Settings(**values)
 
 
-def load_corpus(path: Path = CORPUS) -> list[Record]:
-    """Every record of the corpus, checked for its fields."""
+def extra_files() -> list[Path]:
+    """The files ``SERVEWISE_PLAN_CORPUS`` names (``plan accuracy --export`` output)."""
+    named = os.environ.get("SERVEWISE_PLAN_CORPUS", "")
+    return [Path(part) for part in named.split(os.pathsep) if part.strip()]
+
+
+def load_corpus(path: Path | None = None) -> list[Record]:
+    """Every record of the corpus (and of ``SERVEWISE_PLAN_CORPUS``), checked for its
+    fields; with ``path``, that file's records only."""
+    if path is None:
+        return [record for file in (CORPUS, *extra_files()) for record in load_corpus(file)]
     records = []
     for number, line in enumerate(path.read_text().splitlines(), 1):
         if not line.strip():
@@ -75,8 +89,10 @@ def load_corpus(path: Path = CORPUS) -> list[Record]:
         if unknown or missing:
             raise ValueError(f"{path}:{number}: unknown fields {sorted(unknown)}, "
                              f"missing {sorted(missing)}")
-        if not str(data["source"]).startswith("https://"):
-            raise ValueError(f"{path}:{number}: source must be a public URL")
+        measured = str(data["source"]).startswith("measured: ") and path != CORPUS
+        if not str(data["source"]).startswith("https://") and not measured:
+            raise ValueError(f"{path}:{number}: source must be a public URL (a user's "
+                             "exported run: 'measured: ...')")
         records.append(Record(data["id"], data["source"], data["engine"],
                               data["engine_version"], data["card"], data["catalog_gpu"],
                               data["settings"], data["logged"], data["failure_phrase"],

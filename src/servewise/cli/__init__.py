@@ -27,6 +27,7 @@ except ImportError:  # pragma: no cover - typer with click as a dependency
 
 from servewise.cli import bench, build, check, diagnose, images
 from servewise.cli import diff as diff_command
+from servewise.cli import evidence as evidence_commands
 from servewise.cli import launch as launch_commands
 from servewise.cli import plan as plan_commands
 from servewise.cli import recipe as recipe_commands
@@ -35,7 +36,8 @@ from servewise.cli._common import app, render_error
 from servewise.errors import ServewiseError, UsageError
 
 __all__ = [
-    "app", "bench", "build", "check", "diagnose", "diff_command", "images", "launch_commands",
+    "app", "bench", "build", "check", "diagnose", "diff_command", "evidence_commands", "images",
+    "launch_commands",
     "main", "plan_commands", "recipe_commands", "run", "version_command",
 ]
 

@@ -79,6 +79,24 @@ def list_recipes(
         raise typer.Exit(1)
 
 
+@recipe_app.command("save")
+def save(
+    run_id: Annotated[str, typer.Argument(metavar="RUN_ID", help="A launch that became ready.",
+                                          show_default=False)],
+    bench: Annotated[list[str] | None, typer.Option(
+        "--bench", metavar="RUN_ID", show_default=False,
+        help="A benchmark run against it (repeatable).")] = None,
+    gpu: OptionalGpuOption = None,
+    model: Annotated[str | None, typer.Option("--model", metavar="ID", show_default=False,
+                                              help="The model's Hugging Face id.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Save a ready launch as a verified recipe in your recipe folder (check then prefers it)."""
+    from servewise.cli.evidence import save_recipe
+
+    save_recipe(run_id, bench or [], gpu, model, as_json)
+
+
 @recipe_app.command("show")
 def show(
     ident: Annotated[str, typer.Argument(metavar="ID", help="A recipe id (see `recipe list`).",
@@ -90,10 +108,18 @@ def show(
         recipe = _book().require(ident)
     except ServewiseError as error:
         fail(error, as_json)
+    from servewise.recipes.save import read_evidence
+
+    evidence = read_evidence(recipe)
     if as_json:
-        emit_json(recipe.to_dict())
+        emit_json({**recipe.to_dict(), **({"evidence": evidence} if evidence else {})})
         return
     _show(recipe)
+    if evidence:
+        from servewise.render.evidence import evidence_view
+
+        out().print(evidence_view({"evidence": evidence, "prediction": evidence.get(
+            "prediction")}))
 
 
 def _show(recipe: Recipe) -> None:

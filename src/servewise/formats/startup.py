@@ -28,13 +28,14 @@ the first figure of each kind is kept (rank 0 logs first).
 
 from __future__ import annotations
 
+import ast
 import datetime
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["FACT_UNITS", "StartupFacts", "StartupReader", "read_startup"]
+__all__ = ["FACT_UNITS", "StartupFacts", "StartupReader", "logged_command", "read_startup"]
 
 
 #: Each fact's unit, for tables (the key names carry it too).
@@ -284,3 +285,39 @@ def read_startup(lines: Iterable[str] | str) -> StartupFacts:
     for line in lines.splitlines() if isinstance(lines, str) else lines:
         reader.feed(line)
     return reader.facts()
+
+
+_NON_DEFAULT = re.compile(r"non-default args: (\{.*\})\s*$")
+
+
+def logged_command(lines: Iterable[str] | str) -> list[str] | None:
+    """The engine command a log states: the ``$ argv`` line servewise writes first, else
+    vLLM's ``non-default args: {...}`` turned back into ``vllm serve MODEL --flag value``.
+
+    None when the log states neither (SGLang prints its arguments in a form not read here).
+    """
+    for line in lines.splitlines() if isinstance(lines, str) else lines:
+        if line.startswith("$ ") and len(line) > 2 and not line.startswith("$ #"):
+            return line[2:].split()
+        found = _NON_DEFAULT.search(line)
+        if found is None:
+            continue
+        try:
+            args = ast.literal_eval(found.group(1))
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+        if not isinstance(args, dict) or not isinstance(args.get("model"), str):
+            return None
+        argv = ["vllm", "serve", args["model"]]
+        for key, value in args.items():
+            flag = "--" + str(key).replace("_", "-")
+            if key in ("model", "model_tag") or value is None or value is False:
+                continue
+            if value is True:
+                argv.append(flag)
+            elif isinstance(value, str | int | float):
+                argv += [flag, str(value)]
+            elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+                argv += [flag, *value]
+        return argv
+    return None

@@ -54,8 +54,7 @@ def predicted_figures(plan: Mapping[str, Any]) -> dict[str, float | int]:
         "kv_cache_tokens": startup.get("kv_cache_tokens"),
         "max_concurrency": startup.get("max_concurrency"),
     }
-    if detail.get("device_memory_source") not in (None, "user") or detail.get(
-            "gpu_memory_utilization") is not None:
+    if detail.get("device_memory_source") not in (None, "user"):  # not a CPU pool, not a guess
         figures["total_gib"] = _gib(detail.get("device_memory_bytes"))
     available = detail.get("available_kv_bytes")
     if engine == "sglang" or "kv_budget_bytes" in detail or available is None:
