@@ -30,6 +30,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 ALLOWED["launch"] |= {"diagnose", "plan", "recipes"}
 ALLOWED["check"] |= OPERATIONS
+ALLOWED["sweep"] = LOW | {"sweep", "launch", "bench", "check", "recipes"}  # composes, as check
 ALLOWED["samples"] = set()
 
 

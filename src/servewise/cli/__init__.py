@@ -31,6 +31,7 @@ from servewise.cli import evidence as evidence_commands
 from servewise.cli import launch as launch_commands
 from servewise.cli import plan as plan_commands
 from servewise.cli import recipe as recipe_commands
+from servewise.cli import sweep as sweep_command
 from servewise.cli import version as version_command
 from servewise.cli._common import app, render_error
 from servewise.errors import ServewiseError, UsageError
@@ -38,7 +39,7 @@ from servewise.errors import ServewiseError, UsageError
 __all__ = [
     "app", "bench", "build", "check", "diagnose", "diff_command", "evidence_commands", "images",
     "launch_commands",
-    "main", "plan_commands", "recipe_commands", "run", "version_command",
+    "main", "plan_commands", "recipe_commands", "run", "sweep_command", "version_command",
 ]
 
 INTERRUPTED = 130
