@@ -99,13 +99,20 @@ def test_import(user_dir: Path, tmp_path: Path) -> None:
     bad = clone / "models" / "Qwen" / "Qwen3-32B.yaml"
     bad.write_text(bad.read_text("utf-8").replace("compatible_strategies:",
                                                   "compatible_strategies: 7\nx:"), "utf-8")
-    code, out, _ = run("recipe", "import", str(clone), "--json")
-    assert code == 2
-    error = json.loads(out)
+    code, out, _ = run("recipe", "import", str(clone), "--json", "--dry-run")
+    assert code == 1  # one file refused, the rest imported
+    report = json.loads(out)
+    assert report["refused"] == ["models/Qwen/Qwen3-32B.yaml"]
+    assert report["files"]["imported"] > 100
     assert any(p["file"] == str(bad) and p["path"] == "compatible_strategies"
-               for p in error["problems"])
-    code, _, err = run("recipe", "import", str(clone))
-    assert code == 2 and "Qwen3-32B.yaml" in err and "compatible_strategies" in err
+               for p in report["problems"])
+    code, out, err = run("recipe", "import", str(clone), "--dry-run")
+    assert code == 1 and "Qwen3-32B.yaml" in err and "compatible_strategies" in err
+    assert "out of scope: models/IndexTeam/IndexTTS-2.5.yaml" in out
+    code, out, _ = run("recipe", "import", str(clone), "--json", "--strict")
+    assert code == 2 and not (user_dir / "recipes" / "vllm-recipes.Qwen.Qwen3-8B.vllm.json"
+                              ).exists()
+    assert any(p["path"] == "compatible_strategies" for p in json.loads(out)["problems"])
 
 
 def test_help_of_every_recipe_command() -> None:

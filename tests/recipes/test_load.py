@@ -176,16 +176,16 @@ def test_a_flag_value_of_the_wrong_kind_is_a_problem() -> None:
 
 def test_the_checked_recipes_are_cached_and_a_bad_cache_is_rebuilt(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from servewise.recipes import load as load_module
+    from servewise.recipes import library as load_module
 
     monkeypatch.setenv("SERVEWISE_CACHE_DIR", str(tmp_path / "cache"))
-    load_module._shipped_recipes.cache_clear()
+    load_module.shipped_index.cache_clear()
     first = load_recipes()
     (cache,) = (tmp_path / "cache").glob("recipes-*.pickle")
-    load_module._shipped_recipes.cache_clear()
+    load_module.shipped_index.cache_clear()
     assert load_recipes().all() == first.all()
     cache.write_bytes(b"not a pickle")
-    load_module._shipped_recipes.cache_clear()
+    load_module.shipped_index.cache_clear()
     assert load_recipes().all() == first.all()
     assert cache.read_bytes() != b"not a pickle"
-    load_module._shipped_recipes.cache_clear()
+    load_module.shipped_index.cache_clear()

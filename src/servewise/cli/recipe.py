@@ -39,8 +39,9 @@ def _book() -> RecipeBook:
 def _row(recipe: Recipe) -> list[str]:
     m = recipe.match
     layout = f"{m.gpus}x{m.hw}" + (f" x{m.nodes} nodes" if m.nodes > 1 else "")
-    return [recipe.id, recipe.status, recipe.engine, layout, m.quant or "-", m.strategy or "-",
-            recipe.min_version or "-"]
+    status = recipe.status + (" (derived)" if recipe.derived else "")
+    return [recipe.id, status, recipe.engine, layout, m.quant or "-", m.strategy or "-",
+            recipe.min_version or "-", recipe.origin]
 
 
 def _table(recipes: list[Recipe], title: str) -> None:
@@ -48,7 +49,8 @@ def _table(recipes: list[Recipe], title: str) -> None:
     from rich.text import Text
 
     table = Table(title=title, title_justify="left")
-    for column in ("id", "status", "engine", "GPUs", "quant", "strategy", "min version"):
+    for column in ("id", "status", "engine", "GPUs", "quant", "strategy", "min version",
+                   "origin"):
         table.add_column(column)
     for recipe in recipes:
         table.add_row(*(Text(cell) for cell in _row(recipe)))
@@ -266,28 +268,50 @@ def import_command(
                                          show_default=False)],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Check and count; write nothing.")]
         = False,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="All or nothing: any refused file imports nothing (for CI).")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Import vLLM's recipe database into $SERVEWISE_DATA_DIR/recipes/ (all or nothing)."""
+    """Import vLLM's recipe database into $SERVEWISE_DATA_DIR/recipes/.
+
+    Every model file is imported, skipped as out of scope (with why) or refused as broken
+    (every problem by file and field); the rest is imported all the same. Exit 1 when a file
+    was refused, 0 otherwise.
+    """
     from servewise.recipes.vllm_import import import_vllm_recipes
 
     try:
-        report = import_vllm_recipes(path, dry_run=dry_run)
+        report = import_vllm_recipes(path, dry_run=dry_run, strict=strict)
     except ServewiseError as error:
         fail(error, as_json)
     if as_json:
         emit_json(report.to_dict())
-        return
+        raise typer.Exit(report.exit_code)
     verb = "would write" if dry_run else "wrote"
     total = sum(report.recipes.values())
-    typer.echo(f"read {len(report.files_read)} file(s); {verb} {total} recipe(s) in "
-               f"{len(report.written)} file(s)")
-    for written in report.written:
-        typer.echo(f"  {written}")
+    counts = report.counts()
+    typer.echo(f"read {len(report.files_read)} file(s): {counts.get('imported', 0)} model(s) "
+               f"imported, {counts.get('out of scope', 0)} out of scope, "
+               f"{counts.get('refused', 0)} refused; {verb} {total} recipe(s) in "
+               f"{len(report.written)} file(s) under {user_recipe_folder()}")
+    for item in report.skipped:
+        if item.what == "model":
+            typer.echo(f"  out of scope: {item.file}: {item.why}")
     if report.skipped:
         reasons: dict[str, int] = {}
         for item in report.skipped:
-            reasons[item.why] = reasons.get(item.why, 0) + 1
-        typer.echo("skipped:")
+            if item.what != "model":
+                reasons[item.why] = reasons.get(item.why, 0) + 1
+        typer.echo("combinations not offered:")
         for why, count in sorted(reasons.items(), key=lambda pair: -pair[1]):
             typer.echo(f"  {count} x {why}")
+    for problem in report.problems:
+        say("refused", "red", str(problem))
+    raise typer.Exit(report.exit_code)
+
+
+def user_recipe_folder() -> str:
+    """The user's recipe folder, for messages."""
+    from servewise.recipes import user_recipe_dir
+
+    return str(user_recipe_dir())

@@ -44,8 +44,11 @@ ENGINES = ("vllm", "sglang")
 KINDS = ("int", "float", "str", "bool", "json")
 _SETTING_FIELDS = frozenset({"id", "kind", "description", "counterpart", "source", "flag"})
 _FLAG_FIELDS = frozenset(
-    {"engine", "name", "aliases", "false_name", "inverted", "since", "until"}
+    {"engine", "name", "aliases", "false_name", "inverted", "since", "until", "human"}
 )
+AUTO = -1
+"""An ``int`` setting read from ``auto`` (or ``-1``) where the spelling is ``human``: vLLM's
+``--max-model-len auto`` fits the context to the memory left for the KV cache."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,9 @@ class FlagSpelling:
     inverted: bool = False
     since: EngineVersion | None = None
     until: EngineVersion | None = None
+    human: bool = False
+    """The engine reads the value as vLLM's ``human_readable_int_or_auto`` does: ``32k``
+    (10^3), ``32K`` (2^10), ``1.5m``, ``auto`` or ``-1`` (:data:`AUTO`)."""
 
     def applies(self, version: EngineVersion | None) -> bool:
         """Whether the spelling is right for ``version`` (``None``: the newest release)."""
@@ -174,6 +180,12 @@ class FlagTable:
 
     def __init__(self, settings: Iterable[Setting]) -> None:
         self._settings = {setting.id: setting for setting in settings}
+        self._by_flag: dict[tuple[str, str], list[tuple[Setting, FlagSpelling]]] = {}
+        for setting in self._settings.values():
+            for spelling in setting.spellings:
+                for name in spelling.names:
+                    self._by_flag.setdefault((spelling.engine, name), []).append(
+                        (setting, spelling))
 
     def __iter__(self) -> Any:
         return iter(self._settings.values())
@@ -211,12 +223,13 @@ class FlagTable:
         written for an older release), so nothing a user wrote is silently dropped.
         """
         fallback: tuple[Setting, FlagSpelling] | None = None
-        for setting in self._settings.values():
-            for spelling in setting.spellings:
-                if spelling.engine == engine and flag in spelling.names:
-                    if spelling.applies(version) or version is None:
-                        return setting, spelling
-                    fallback = fallback or (setting, spelling)
+        if engine == "vllm" and flag.startswith("--"):
+            # vLLM's FlexibleArgumentParser reads --max_model_len as --max-model-len
+            flag = "--" + flag[2:].replace("_", "-")
+        for setting, spelling in self._by_flag.get((engine, flag), ()):
+            if spelling.applies(version) or version is None:
+                return setting, spelling
+            fallback = fallback or (setting, spelling)
         return fallback
 
 
@@ -300,6 +313,8 @@ def _write(setting: Setting, spelling: FlagSpelling, value: Any) -> list[str]:
     if setting.kind == "json":
         text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
         return [spelling.name, text]
+    if spelling.human and value == AUTO:
+        return [spelling.name, "auto"]
     return [spelling.name, _number_text(value)]
 
 
@@ -355,7 +370,7 @@ def from_argv(engine: str, argv: Sequence[str], version: EngineVersion | str | N
             index += 1
         else:
             raise UsageError(f"{name} needs a value", hint=setting.description, flag=name)
-        values[setting.id] = _read(setting, name, text)
+        values[setting.id] = _read(setting, name, text, spelling.human)
     return EngineSettings(**values, extra=tuple(extra))
 
 
@@ -368,8 +383,34 @@ def _bool_text(text: str, flag: str) -> bool:
     raise UsageError(f"{flag}={text}: expected true or false", found=text, flag=flag)
 
 
-def _read(setting: Setting, flag: str, text: str) -> Any:
+_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def human_int(text: str) -> int:
+    """A number as vLLM's ``human_readable_int_or_auto`` reads it (vllm/engine/arg_utils.py):
+    ``auto`` or ``-1`` → :data:`AUTO`; ``25.6k`` → 25,600 (lower case: powers of 10);
+    ``32K`` → 32,768 (upper case: powers of 2, whole numbers only); else a whole number.
+    Raises ValueError otherwise."""
+    value = text.strip()
+    if value == "-1" or value.lower() == "auto":
+        return AUTO
+    if value and value[-1] in _DECIMAL:
+        number = float(value[:-1]) if value[:-1].replace(".", "", 1).isdigit() else None
+        if number is not None:
+            return int(number * _DECIMAL[value[-1]])
+    if value and value[-1] in _BINARY and value[:-1].isdigit():
+        return int(value[:-1]) * _BINARY[value[-1]]
+    number_value = int(value)
+    if number_value < 0:
+        raise ValueError(value)
+    return number_value
+
+
+def _read(setting: Setting, flag: str, text: str, human: bool = False) -> Any:
     try:
+        if setting.kind == "int" and human:
+            return human_int(text)
         if setting.kind == "int":
             return int(text)
         if setting.kind == "float":
@@ -383,7 +424,7 @@ def _read(setting: Setting, flag: str, text: str) -> Any:
     return text
 
 
-_KIND_WORDS = {"int": "a whole number", "float": "a number", "json": "JSON text",
+_KIND_WORDS = {"int": "a whole number (vLLM's length flags also take 32k, 1M or auto)", "float": "a number", "json": "JSON text",
                "str": "text", "bool": "nothing or true/false"}
 
 
@@ -414,6 +455,7 @@ def _read_spelling(reader: EntryReader) -> FlagSpelling:
         false_name=reader.optional_string("false_name") or None,
         inverted=reader.boolean("inverted", default=False),
         since=reader.optional_version("since"), until=reader.optional_version("until"),
+        human=reader.boolean("human", default=False),
     )
 
 
@@ -462,6 +504,6 @@ def load_flag_table(user_dir: Path | None = None) -> FlagTable:
 
 
 __all__ = [
-    "ENGINES", "SETTING_IDS", "EngineSettings", "FlagSpelling", "FlagTable", "Setting",
+    "AUTO", "human_int", "ENGINES", "SETTING_IDS", "EngineSettings", "FlagSpelling", "FlagTable", "Setting",
     "flag_for", "from_argv", "load_flag_table", "to_argv",
 ]

@@ -22,7 +22,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from servewise.recipes.book import RecipeBook, RecipeMatch, parse_hw
-from servewise.recipes.load import load_recipes, parse_recipe_file, user_recipe_dir
+from servewise.recipes.library import load_recipes, user_recipe_dir
+from servewise.recipes.load import parse_recipe_file
 from servewise.recipes.model import BenchmarkRun, Match, Provenance, Recipe, Status
 from servewise.recipes.validate import Problem, RecipeDataError
 

@@ -10,7 +10,7 @@ more of the GPUs you have; then the newer engine version.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,12 +86,40 @@ def _version_key(recipe: Recipe) -> tuple[int, Version]:
 
 
 class RecipeBook:
-    """All recipes, in the order they were loaded (user recipes first)."""
+    """All recipes: some in memory, the rest in indexes read model by model (user first)."""
 
-    def __init__(self, recipes: Iterable[Recipe], catalog: GpuCatalog | None = None) -> None:
-        self._recipes = tuple(recipes)
-        self._by_id = {recipe.id: recipe for recipe in self._recipes}
+    def __init__(self, recipes: Iterable[Recipe] = (), catalog: GpuCatalog | None = None, *,
+                 indexes: Sequence[Any] = (),
+                 keep: Callable[[Recipe], bool] | None = None) -> None:
+        self._eager = tuple(recipes)
+        self._indexes = tuple(indexes)
+        self._keep = keep
+        self._all: tuple[Recipe, ...] | None = None
         self._catalog = catalog
+
+    def _merge(self, groups: Iterable[Iterable[Recipe]]) -> list[Recipe]:
+        """The recipes of ``groups`` in order, the first of each id kept."""
+        seen: set[str] = set()
+        out = []
+        for group in groups:
+            for recipe in group:
+                if recipe.id in seen or (self._keep is not None and not self._keep(recipe)):
+                    continue
+                seen.add(recipe.id)
+                out.append(recipe)
+        return out
+
+    @property
+    def _recipes(self) -> tuple[Recipe, ...]:
+        if self._all is None:
+            self._all = tuple(self._merge([self._eager, *(i.all() for i in self._indexes)]))
+        return self._all
+
+    def candidates(self, model: str) -> list[Recipe]:
+        """The recipes any name of ``model`` may match (without reading every index)."""
+        if not self._indexes:
+            return list(self._eager)
+        return self._merge([self._eager, *(i.for_model(model) for i in self._indexes)])
 
     @property
     def catalog(self) -> GpuCatalog:
@@ -112,7 +140,14 @@ class RecipeBook:
 
     def get(self, ident: str) -> Recipe | None:
         """The recipe with this id, or None."""
-        return self._by_id.get(ident)
+        for recipe in self._eager:
+            if recipe.id == ident:
+                return recipe
+        for index in self._indexes:
+            found = index.get(ident)
+            if found is not None and (self._keep is None or self._keep(found)):
+                return found  # type: ignore[no-any-return]
+        return None
 
     def require(self, ident: str) -> Recipe:
         """The recipe with this id; an unknown id is a :class:`UsageError` naming close ones."""
@@ -121,7 +156,8 @@ class RecipeBook:
             return recipe
         import difflib
 
-        close = difflib.get_close_matches(ident, list(self._by_id), n=5, cutoff=0.5)
+        ids = [r.id for r in self._recipes]
+        close = difflib.get_close_matches(ident, ids, n=5, cutoff=0.5)
         raise UsageError(
             f"no recipe {ident!r}" + (f"; did you mean {', '.join(close)}?" if close else ""),
             hint="`servewise recipe list` shows every recipe id", found=ident,
@@ -135,7 +171,7 @@ class RecipeBook:
         """The recipes for a model (any name of it), engine, GPU and status (all optional)."""
         gpu = parse_hw(hw, self.catalog)[0] if hw else None
         found = []
-        for recipe in self._recipes:
+        for recipe in (self.candidates(model) if model is not None else self._recipes):
             if model is not None and model_match(recipe, model) is None:
                 continue
             if engine is not None and recipe.engine != engine:
@@ -161,7 +197,7 @@ class RecipeBook:
         """
         gpu, count = self._resolve_hw(hw)
         found = []
-        for recipe in self._recipes:
+        for recipe in self.candidates(model):
             fit = self._fit(recipe, model, gpu, count, engine, quant, variant, strategy, nodes)
             if isinstance(fit, RecipeMatch):
                 found.append(fit)
@@ -189,7 +225,7 @@ class RecipeBook:
         GPU count, the nodes, the engine, …): what to change to use one of them."""
         gpu, count = self._resolve_hw(hw)
         misses = []
-        for recipe in self._recipes:
+        for recipe in self.candidates(model):
             fit = self._fit(recipe, model, gpu, count, engine, quant, variant, strategy, nodes)
             if isinstance(fit, str):
                 misses.append((recipe, fit))
@@ -219,7 +255,8 @@ class RecipeBook:
                 return f"for {recipe.match.hw}, not {gpu.id}"
         if count is not None and recipe.match.gpus > count:
             return f"needs {recipe.match.gpus} GPUs per node, you have {count}"
-        reasons = [f"{recipe.status}"]
+        reasons = [f"{recipe.status}" + (" hardware, command derived by servewise"
+                                         if recipe.derived else "")]
         reasons.append({"checkpoint": f"checkpoint {recipe.checkpoint}",
                         "model": f"model {recipe.match.model}",
                         "near": f"same family as {recipe.match.model} (not the same weights)"}[how])
@@ -241,7 +278,8 @@ class RecipeBook:
             reasons.append(f"{recipe.engine} {version}")
         if recipe.status == "unsupported":
             reasons.append("known NOT to work: kept to warn you")
-        key = (_MODEL_ORDER[how], STATUSES.index(recipe.status), hw_how != "exact", idle,
+        key = (_MODEL_ORDER[how], STATUSES.index(recipe.status), recipe.derived,
+               hw_how != "exact", idle,
                _negate(_version_key(recipe)), _Desc(recipe.provenance.date or ""), recipe.id)
         return RecipeMatch(recipe=recipe, reasons=tuple(reasons), rank_key=key,
                            model_match=how, hw_match=hw_how)

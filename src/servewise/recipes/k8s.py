@@ -30,8 +30,10 @@ from servewise.recipes.renderers import (
     Command,
     Launch,
     Rendered,
+    at_head,
     node_flags,
     serve_argv,
+    with_node_flags,
 )
 
 API_VERSION = "leaderworkerset.x-k8s.io/v1"
@@ -50,8 +52,16 @@ def _pod_script(launch: Launch, model: str, flags: list[str], leader: bool,
         return f"exec ray start --address=\"$LWS_LEADER_ADDRESS:{RAY_PORT}\" --block"
     rank: int | str = 0 if leader else "$LWS_WORKER_INDEX"
     joined = node_flags(launch, rank, "$LWS_GROUP_SIZE", multinode, "$LWS_LEADER_ADDRESS")
-    return f"exec {served} " + " ".join(
-        f'"{word}"' if word.startswith("$") else shlex.quote(word) for word in joined)
+    words = serve_argv(launch, model, at_head(with_node_flags(flags, joined),
+                                              "$LWS_LEADER_ADDRESS"))
+    return "exec " + " ".join(_sh(word) for word in words)
+
+
+def _sh(word: str) -> str:
+    """A word for ``sh -c``: one that names a variable is double-quoted (so it expands)."""
+    if "$" in word and not any(c in word for c in '"`\\\n'):
+        return f'"{word}"'
+    return shlex.quote(word)
 
 
 def _container(launch: Launch, script: str, port: int, leader: bool,

@@ -28,49 +28,38 @@ file and the field path.
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import hashlib
-import os
-import pickle
-import sys
-import tempfile
-from collections.abc import Iterable, Mapping
-from importlib import resources
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, cast
 
 import yaml
 
 from servewise.errors import ServewiseError
-from servewise.knowledge._load import user_data_dir
-from servewise.knowledge.flags import from_argv
-from servewise.knowledge.gpus import GpuCatalog, load_gpu_catalog
-from servewise.recipes.book import RecipeBook
+from servewise.knowledge.flags import FlagTable, from_argv, load_flag_table
+from servewise.knowledge.gpus import GpuCatalog
 from servewise.recipes.model import (
     ENGINES,
+    MULTINODE_MODES,
     STATUSES,
     BenchmarkRun,
     Match,
+    Pool,
     Provenance,
     Recipe,
     Status,
     image_parts,
 )
-from servewise.recipes.validate import Checker, Problem, RecipeDataError, short
+from servewise.recipes.validate import Checker, short
 
 SCHEMA = 1
 """The recipe file format's version."""
 
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def load_yaml(text: str) -> Any:
     """``text`` parsed with libyaml's safe loader when PyYAML has it (about 8 times faster)."""
     return yaml.load(text, Loader=_LOADER)
-
-SHIPPED_FOLDER = ("data", "recipes")
-"""Where the shipped recipe files are, under ``servewise.knowledge``."""
 
 USER_FOLDER = "recipes"
 """The recipe folder's name inside the user data folder."""
@@ -78,7 +67,9 @@ USER_FOLDER = "recipes"
 _FILE_KEYS = {"schema", "model", "engine", "aliases", "defaults", "recipes", "notes"}
 _DEFAULT_KEYS = {"image", "min_version", "status", "provenance"}
 _RECIPE_KEYS = {"id", "match", "checkpoint", "image", "min_version", "argv", "env", "status",
-                "provenance", "benchmarks", "notes"}
+                "provenance", "benchmarks", "notes", "derived", "multinode", "pools", "router",
+                "images"}
+_POOL_KEYS = {"role", "argv", "env", "nodes", "multinode"}
 _MATCH_KEYS = {"variant", "quant", "hw", "gpus", "strategy", "nodes"}
 _PROVENANCE_KEYS = {"who", "engine_version", "date", "source", "notes"}
 _RUN_KEYS = {"engine_version", "date", "source", "derived", "notes", "results", "accuracy"}
@@ -107,6 +98,20 @@ def parse_recipe_file(
         check.problem("(file)", f"not valid YAML: {exc}")
         check.raise_if_any()
         raise AssertionError("unreachable") from exc
+    return parse_recipe_document(document, file, catalog, user=user)
+
+
+def dump_yaml(document: Any) -> str:
+    """``document`` as YAML text (libyaml's safe dumper when PyYAML has it), keys in order."""
+    return yaml.dump(document, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=100)
+
+
+def parse_recipe_document(
+    document: Any, file: str, catalog: GpuCatalog, *, user: bool = False
+) -> list[Recipe]:
+    """The recipes of one parsed recipe file; every problem at once as RecipeDataError."""
+    check = Checker(file)
+    table = load_flag_table()
     top = check.mapping(document, "(file)")
     check.raise_if_any()
     assert top is not None
@@ -148,7 +153,8 @@ def parse_recipe_file(
                 check.problem(f"{path}.id", f"duplicate id (also {seen[ident.strip()]})",
                               found=ident)
             seen[ident.strip()] = path
-        recipe = _recipe(check, merged, path, model, engine, aliases, catalog, file, user)
+        recipe = _recipe(check, merged, path, model, engine, aliases, catalog, file, user,
+                         table)
         if recipe is not None:
             recipes.append(recipe)
     check.raise_if_any()
@@ -157,7 +163,7 @@ def parse_recipe_file(
 
 def _recipe(
     check: Checker, data: Mapping[str, Any], path: str, model: str | None, engine: str | None,
-    aliases: tuple[str, ...], catalog: GpuCatalog, file: str, user: bool,
+    aliases: tuple[str, ...], catalog: GpuCatalog, file: str, user: bool, table: FlagTable,
 ) -> Recipe | None:
     before = len(check.problems)
     check.unknown_keys(data, path, _RECIPE_KEYS)
@@ -166,22 +172,24 @@ def _recipe(
     checkpoint = check.string(data, "checkpoint", path, required=False) or model
     image = check.string(data, "image", path, required=False)
     if image is not None:
-        parts = image_parts(image)
-        if parts is None:
-            check.problem(f"{path}.image", "not an image reference",
-                          expected="name:tag or name@sha256:…", found=short(image))
-        elif parts[1] is None and parts[2] is None:
-            check.problem(f"{path}.image", "the image must be pinned by a tag or a digest",
-                          expected="name:tag or name@sha256:…", found=short(image))
+        _check_image(check, image, f"{path}.image")
+    images = _images(check, data.get("images"), f"{path}.images")
     min_version = check.version(data, "min_version", path)
     argv = check.strings(data, "argv", path, required=True)
     if argv is not None:
-        _check_argv(check, argv, f"{path}.argv", engine, min_version)
+        _check_argv(check, argv, f"{path}.argv", engine, min_version, table)
     env = check.env(data, "env", path)
     status = check.choice(data, "status", path, STATUSES)
     provenance = _provenance(check, data.get("provenance"), f"{path}.provenance")
     runs = _benchmarks(check, data.get("benchmarks"), f"{path}.benchmarks")
     notes = check.string(data, "notes", path, required=False) or ""
+    derived = data.get("derived", False)
+    if not isinstance(derived, bool):
+        check.problem(f"{path}.derived", "must be true or false", found=short(derived))
+    multinode = check.choice(data, "multinode", path, MULTINODE_MODES) \
+        if data.get("multinode") is not None else None
+    pools = _pools(check, data.get("pools"), f"{path}.pools", engine, min_version, table)
+    router = check.strings(data, "router", path) or ()
     if len(check.problems) > before:
         return None
     assert ident and match and checkpoint and argv is not None and status and provenance
@@ -189,12 +197,73 @@ def _recipe(
     return Recipe(
         id=ident, engine=engine, match=match, checkpoint=checkpoint, argv=argv,
         status=cast(Status, status), provenance=provenance, file=file, min_version=min_version,
-        image=image, env=env, benchmarks=runs, aliases=aliases, notes=notes, user=user,
+        image=image or (images[0][1] if images else None), env=env, benchmarks=runs,
+        aliases=aliases, notes=notes, user=user, derived=bool(derived), multinode=multinode,
+        pools=pools, router=router, images=images,
     )
 
 
+def _check_image(check: Checker, image: str, where: str) -> None:
+    parts = image_parts(image)
+    if parts is None:
+        check.problem(where, "not an image reference",
+                      expected="name:tag or name@sha256:…", found=short(image))
+    elif parts[1] is None and parts[2] is None:
+        check.problem(where, "the image must be pinned by a tag or a digest",
+                      expected="name:tag or name@sha256:…", found=short(image))
+
+
+def _images(check: Checker, value: Any, path: str) -> tuple[tuple[str, str], ...]:
+    """``images: {cu129: IMAGE, cu130: IMAGE}``: an image per CUDA variant."""
+    if value is None:
+        return ()
+    data = check.mapping(value, path)
+    found: list[tuple[str, str]] = []
+    for name, image in (data or {}).items():
+        if not isinstance(image, str):
+            check.problem(f"{path}.{name}", "must be an image reference", found=short(image))
+            continue
+        _check_image(check, image, f"{path}.{name}")
+        found.append((str(name), image))
+    return tuple(found)
+
+
+def _pools(check: Checker, value: Any, path: str, engine: str | None,
+           version: str | None, table: FlagTable) -> tuple[Pool, ...]:
+    """The pools of a prefill/decode recipe."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        check.problem(path, "must be a list of pools", found=type(value).__name__)
+        return ()
+    pools = []
+    for index, item in enumerate(value):
+        where = f"{path}[{index}]"
+        data = check.mapping(item, where)
+        if data is None:
+            continue
+        before = len(check.problems)
+        check.unknown_keys(data, where, _POOL_KEYS)
+        role = check.choice(data, "role", where, ("prefill", "decode"))
+        argv = check.strings(data, "argv", where, required=True)
+        if argv is not None:
+            _check_argv(check, argv, f"{where}.argv", engine, version, table)
+        env = check.env(data, "env", where)
+        nodes = data.get("nodes", 1)
+        if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 0:
+            check.problem(f"{where}.nodes", "must be a whole number ≥ 0 (0: half a node)",
+                          found=short(nodes))
+        multinode = check.choice(data, "multinode", where, MULTINODE_MODES) \
+            if data.get("multinode") is not None else None
+        if len(check.problems) == before and role is not None and argv is not None:
+            pools.append(Pool(role=role, argv=argv, env=env, nodes=int(nodes),
+                              multinode=multinode))
+    return tuple(pools)
+
+
 def _check_argv(
-    check: Checker, argv: tuple[str, ...], path: str, engine: str | None, version: str | None
+    check: Checker, argv: tuple[str, ...], path: str, engine: str | None, version: str | None,
+    table: FlagTable,
 ) -> None:
     if argv and not argv[0].startswith("-"):
         check.problem(f"{path}[0]", "flags only: the model is the recipe's checkpoint",
@@ -210,7 +279,7 @@ def _check_argv(
     if engine is None or check.problems:
         return
     try:  # the shared flag table reads every flag it knows: a wrong value is an error
-        from_argv(engine, argv, version)
+        from_argv(engine, argv, version, table=table)
     except ServewiseError as exc:
         check.problem(path, exc.message, found=str(exc.fields.get("flag") or ""))
 
@@ -371,108 +440,3 @@ def _result(check: Checker, value: Any, path: str) -> None:
 
 def _is_percentile(stat: str) -> bool:
     return stat.startswith("p") and stat[1:].replace(".", "", 1).isdigit()
-
-
-def _shipped_files() -> list[tuple[str, str]]:
-    folder = resources.files("servewise.knowledge").joinpath(*SHIPPED_FOLDER)
-    files = []
-    for entry in sorted(folder.iterdir(), key=lambda item: item.name):
-        if entry.name.endswith((".yaml", ".yml")):
-            files.append((f"servewise/knowledge/data/recipes/{entry.name}",
-                          entry.read_text("utf-8")))
-    return files
-
-
-def _cache_path(files: list[tuple[str, str]]) -> Path:
-    """Where the checked shipped recipes are kept: named by a digest of everything they
-    were built from (the recipe files, the GPU catalog, the flag table, the versions)."""
-    from servewise import __version__
-    from servewise.store import default_path
-
-    digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{SCHEMA}".encode())
-    data = resources.files("servewise.knowledge").joinpath("data")
-    for name in ("gpus.toml", "engine_flags.toml"):
-        digest.update(b"\0" + data.joinpath(name).read_bytes())
-    for file, text in files:
-        digest.update(f"\0{file}\0{text}".encode())
-    return default_path().parent / f"recipes-{digest.hexdigest()[:20]}.pickle"
-
-
-@functools.cache
-def _shipped_recipes() -> tuple[Recipe, ...]:
-    """The shipped recipes, checked once and then read from the cache while nothing changed."""
-    files = _shipped_files()
-    cache = _cache_path(files)
-    with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, AttributeError,
-                             TypeError, ValueError):
-        cached = pickle.loads(cache.read_bytes())
-        if isinstance(cached, tuple) and all(isinstance(r, Recipe) for r in cached):
-            return cached
-    catalog = load_gpu_catalog()
-    recipes: list[Recipe] = []
-    problems: list[Problem] = []
-    for file, text in files:
-        try:
-            recipes.extend(parse_recipe_file(text, file, catalog))
-        except RecipeDataError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise RecipeDataError(problems)
-    with contextlib.suppress(OSError):  # a read-only cache folder: check every time
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(prefix=".recipes-", dir=cache.parent)
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(pickle.dumps(tuple(recipes), protocol=pickle.HIGHEST_PROTOCOL))
-        os.replace(temp, cache)
-    return tuple(recipes)
-
-
-def user_recipe_dir(user_dir: Path | None = None) -> Path:
-    """The user's recipe folder: ``recipes/`` in the user data folder."""
-    return (user_data_dir() if user_dir is None else user_dir) / USER_FOLDER
-
-
-def read_recipe_files(paths: Iterable[Path], catalog: GpuCatalog, *, user: bool) -> list[Recipe]:
-    """The recipes of ``paths``; the problems of every file together in one error."""
-    recipes: list[Recipe] = []
-    problems: list[Problem] = []
-    for path in paths:
-        try:
-            text = path.read_text("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            check = Checker(str(path))
-            check.problem("(file)", f"cannot read: {exc}")
-            problems.extend(check.problems)
-            continue
-        try:
-            recipes.extend(parse_recipe_file(text, str(path), catalog, user=user))
-        except RecipeDataError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise RecipeDataError(problems)
-    return recipes
-
-
-def load_recipes(user_dir: Path | None = None) -> RecipeBook:
-    """The shipped recipes with the user folder's added (same id: the user's replaces it)."""
-    shipped = _shipped_recipes()
-    folder = user_recipe_dir(user_dir)
-    paths = sorted(folder.glob("*.y*ml")) if folder.is_dir() else []
-    if not paths:
-        return RecipeBook(shipped)
-    catalog = load_gpu_catalog(user_dir)
-    extra = read_recipe_files(paths, catalog, user=True)
-    seen: dict[str, str] = {}
-    for recipe in extra:
-        if recipe.id in seen:
-            raise RecipeDataError([_duplicate(recipe, seen[recipe.id])])
-        seen[recipe.id] = recipe.file
-    by_id = {recipe.id: recipe for recipe in extra}
-    merged = [recipe for recipe in extra if recipe.id not in {r.id for r in shipped}]
-    merged += [by_id.get(recipe.id, recipe) for recipe in shipped]
-    return RecipeBook(merged)
-
-
-def _duplicate(recipe: Recipe, other: str) -> Problem:
-    return Problem(recipe.file, "recipes[].id", f"duplicate id (also in {other})",
-                   found=recipe.id)

@@ -30,6 +30,10 @@ STATUSES: tuple[Status, ...] = ("verified", "in-progress", "estimated", "unsuppo
 ENGINES: tuple[str, ...] = ("vllm", "sglang")
 """Engines a recipe can name."""
 
+MULTINODE_MODES: tuple[str, ...] = ("mp", "dp", "ray")
+"""How the nodes of a multi-node recipe join: vLLM's own ``--nnodes/--node-rank`` (``mp``),
+data-parallel ranks per node (``dp``: ``--data-parallel-start-rank``), or a Ray cluster."""
+
 FLOATING_TAGS = frozenset({"latest", "nightly", "main", "dev", "edge", "stable"})
 """Image tags that move: a recipe that names one is not pinned."""
 
@@ -124,6 +128,25 @@ class BenchmarkRun:
 
 
 @dataclass(frozen=True)
+class Pool:
+    """One pool of a prefill/decode (disaggregated) recipe: its role, engine flags and nodes."""
+
+    role: str
+    """``prefill`` or ``decode``."""
+    argv: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+    nodes: int = 1
+    """Nodes the pool spans (0: half of one node shared with the other pool)."""
+    multinode: str | None = None
+    """How the pool's nodes join (see :data:`MULTINODE_MODES`); None on one node."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return {"role": self.role, "argv": list(self.argv), "env": dict(self.env),
+                "nodes": self.nodes, "multinode": self.multinode}
+
+
+@dataclass(frozen=True)
 class Recipe:
     """One launch of one model on one kind of GPU with one engine."""
 
@@ -146,6 +169,17 @@ class Recipe:
     notes: str = ""
     user: bool = field(default=False, compare=False)
     """Whether the recipe comes from the user folder."""
+    derived: bool = False
+    """The command was put together by servewise from a database's claims (a hardware marked
+    verified there), not run end to end as written; it ranks below one that was."""
+    multinode: str | None = None
+    """How the nodes join on several nodes (see :data:`MULTINODE_MODES`; default ``mp``)."""
+    pools: tuple[Pool, ...] = ()
+    """Prefill/decode recipes: the pools (``argv`` is then the first pool's)."""
+    router: tuple[str, ...] = ()
+    """Prefill/decode recipes: the router's command line."""
+    images: tuple[tuple[str, str], ...] = ()
+    """Images per CUDA variant (``cu129``, ``cu130``), first one the default (``image``)."""
 
     @property
     def env_dict(self) -> dict[str, str]:
@@ -184,6 +218,27 @@ class Recipe:
         return from_argv(self.engine, self.argv, self.min_version).replace(model=self.checkpoint)
 
     @property
+    def origin(self) -> str:
+        """Where the recipe comes from: ``servewise`` (shipped), ``vllm-recipes`` (the
+        shipped snapshot of vLLM's database), ``user import`` or ``user``."""
+        imported = self.id.startswith("vllm-recipes/") or self.id.startswith("sglang-cookbook/")
+        if self.user:
+            return "user import" if imported else "user"
+        if imported:
+            return self.id.split("/", 1)[0] + " (shipped snapshot)"
+        return "servewise"
+
+    def image_for(self, cuda: str | None) -> str | None:
+        """The image for a CUDA variant (``cu130``, ``13.0``, ``12.9``); the default without
+        one, or when the recipe has no image for it."""
+        if cuda and self.images:
+            wanted = cuda.lower().replace(".", "").removeprefix("cu")
+            for name, image in self.images:
+                if name.lower().removeprefix("cu") == wanted:
+                    return image
+        return self.image
+
+    @property
     def gpus_total(self) -> int:
         """GPUs over all nodes."""
         return self.match.gpus * self.match.nodes
@@ -199,4 +254,7 @@ class Recipe:
             "provenance": self.provenance.to_dict(),
             "benchmarks": [run.to_dict() for run in self.benchmarks],
             "notes": self.notes, "file": self.file, "user": self.user,
+            "origin": self.origin, "derived": self.derived, "multinode": self.multinode,
+            "pools": [pool.to_dict() for pool in self.pools], "router": list(self.router),
+            "images": dict(self.images),
         }

@@ -28,7 +28,7 @@ from typing import Any
 from servewise.errors import UsageError
 from servewise.knowledge.flags import EngineSettings, flag_for, to_argv
 from servewise.recipes import argv as argv_tools
-from servewise.recipes.model import Recipe
+from servewise.recipes.model import MULTINODE_MODES, Pool, Recipe
 
 FORMATS = ("vllm", "docker", "sglang", "k8s")
 """The formats :func:`render` writes."""
@@ -57,6 +57,11 @@ class Launch:
     name: str = "servewise"
     version: str | None = None
     """The engine version the flags are spelled for (None: the current spelling)."""
+    multinode: str | None = None
+    """How several nodes join (``mp``, ``dp``, ``ray``; None: ``mp``)."""
+    pools: tuple[Pool, ...] = ()
+    """Prefill/decode pools (each rendered on its own nodes), with the router's command."""
+    router: tuple[str, ...] = ()
 
     def flag(self, setting: str) -> str:
         """How this engine (at this version) spells a setting of the shared flag table."""
@@ -83,7 +88,8 @@ class Launch:
         return cls(engine=recipe.engine, model=recipe.checkpoint, argv=recipe.argv,
                    env=recipe.env, image=recipe.image, nodes=recipe.match.nodes,
                    gpus=recipe.match.gpus, name=f"{slug}-{recipe.engine}",
-                   version=recipe.min_version)
+                   version=recipe.min_version, multinode=recipe.multinode, pools=recipe.pools,
+                   router=recipe.router)
 
 
 @dataclass(frozen=True)
@@ -179,7 +185,18 @@ def serve_argv(launch: Launch, model: str, flags: Sequence[str]) -> list[str]:
 
 def node_flags(launch: Launch, rank: int | str, nodes: int | str, multinode: str,
                head: str) -> list[str]:
-    """The flags that make node ``rank`` of ``nodes`` join the first node at ``head``."""
+    """The flags that make node ``rank`` of ``nodes`` join the first node at ``head``.
+
+    ``dp`` (vLLM data parallel across nodes): every node runs its own engines, the first
+    node's address is already in the flags (``--data-parallel-address``); node ``rank``
+    starts at data-parallel rank ``rank x --data-parallel-size-local``."""
+    if launch.engine == "vllm" and multinode == "dp":
+        if rank in (0, "0"):
+            return []
+        local = argv_tools.last_value(launch.argv, "--data-parallel-size-local") or "1"
+        start = str(int(rank) * int(local)) if isinstance(rank, int) or rank.isdigit() \
+            else f"$(({rank.lstrip('$')} * {int(local)}))"
+        return ["--data-parallel-start-rank", start]
     if launch.engine == "vllm" and multinode == "ray":
         return [launch.flag("distributed_executor_backend"), "ray"] if rank in (0, "0") else []
     address = f"{head}:{SGLANG_DIST_PORT}" if launch.engine == "sglang" else head
@@ -196,11 +213,24 @@ def _node_flags(launch: Launch, rank: int, multinode: str, head: str) -> list[st
     return node_flags(launch, rank, launch.nodes, multinode, head)
 
 
+def with_node_flags(flags: Sequence[str], node: Sequence[str]) -> list[str]:
+    """``flags`` with a node's own flags set (replacing a value the flags already have)."""
+    out = list(flags)
+    for name, value, _ in argv_tools.flags(node):
+        out = argv_tools.with_flag(out, name, value)
+    return out
+
+
+def at_head(words: Sequence[str], head: str) -> list[str]:
+    """``words`` with the first node's address (``$HEAD_IP`` in recipes) set to ``head``."""
+    return [word.replace(HEAD, head) if HEAD in word else word for word in words]
+
+
 def render(
     what: Recipe | Launch | Sequence[str], format: str = "vllm", *,
     port: int | None = None, host: str | None = None, image: str | None = None,
     model_dir: str | None = None,
-    hf_cache: str = HF_CACHE, multinode: str = "mp", head: str = HEAD,
+    hf_cache: str = HF_CACHE, multinode: str | None = None, head: str = HEAD,
     name: str | None = None, namespace: str | None = None,
 ) -> Rendered:
     """The launch of ``what`` in ``format`` (``vllm``, ``docker``, ``sglang`` or ``k8s``).
@@ -211,8 +241,9 @@ def render(
 
     ``port`` and ``host`` set ``--port``/``--host``; ``image`` replaces the recipe's image;
     ``model_dir`` is a local folder of weights (docker mounts it read-only at ``/model``);
-    ``multinode`` is ``mp`` (vLLM's own flags) or ``ray``; ``head`` is how the other nodes
-    reach the first one.
+    ``multinode`` is ``mp`` (vLLM's own flags), ``ray``, or ``dp`` (data-parallel ranks per
+    node; default: the recipe's own, else ``mp``); ``head`` is how the other nodes reach the
+    first one. A prefill/decode recipe renders each pool on its nodes and the router.
     """
     if isinstance(what, Recipe):
         launch = Launch.from_recipe(what)
@@ -220,12 +251,11 @@ def render(
         launch = what
     else:
         launch = launch_from_argv(what, image=image)
+    multinode = _mode(launch, multinode)
     if format not in FORMATS:
         raise UsageError(f"unknown format {format!r}", expected=" | ".join(FORMATS),
                          hint="choose one of " + ", ".join(FORMATS))
-    if multinode not in ("mp", "ray"):
-        raise UsageError(f"unknown multi-node mode {multinode!r}", expected="mp | ray",
-                         hint="mp uses vLLM's --nnodes/--node-rank; ray starts a Ray cluster")
+
     if format in ("vllm", "sglang") and format != launch.engine:
         raise UsageError(
             f"a {launch.engine} launch cannot be rendered as {format}",
@@ -237,6 +267,11 @@ def render(
     flags, the_port = _port(launch, port)
     if host is not None:
         flags = argv_tools.with_flag(flags, launch.flag("host"), host)
+    if launch.pools:
+        from servewise.recipes.pd import render_pd
+
+        return render_pd(launch, format, image=launch.image, model_dir=model_dir,
+                         hf_cache=hf_cache, head=head, namespace=namespace)
     if format == "k8s":
         from servewise.recipes.k8s import render_lws
 
@@ -249,6 +284,21 @@ def render(
     return Rendered(format=format, argv=commands[-1].argv if multinode == "ray" and
                     launch.engine == "vllm" and launch.nodes > 1 else commands[0].argv,
                     shell=_script(commands), commands=commands)
+
+
+def _mode(launch: Launch, asked: str | None) -> str:
+    """The multi-node mode: the one asked for, else the launch's own, else ``mp``."""
+    own = launch.multinode or "mp"
+    mode = asked or own
+    if mode not in MULTINODE_MODES:
+        raise UsageError(f"unknown multi-node mode {mode!r}", expected=" | ".join(MULTINODE_MODES),
+                         hint="mp uses vLLM's --nnodes/--node-rank; ray starts a Ray cluster; "
+                              "dp starts data-parallel ranks on each node")
+    if launch.nodes > 1 and (own == "dp") != (mode == "dp"):
+        raise UsageError(f"this launch joins its nodes by {own}, not {mode}",
+                         hint=f"leave --multinode out (or give {own}): the recipe's flags are "
+                              "written for it", found=mode)
+    return mode
 
 
 def launch_from_argv(argv: Sequence[str], *, image: str | None = None) -> Launch:
@@ -285,9 +335,9 @@ def _bare(
         serve = serve_argv(launch, model, flags + _node_flags(launch, 0, multinode, head))
         commands.append(Command("head (node 0), once every node has joined", serve, env))
         return commands
-    return [Command(f"node {rank}", serve_argv(launch, model,
-                                           flags + _node_flags(launch, rank, multinode, head)),
-                    env) for rank in range(launch.nodes)]
+    return [Command(f"node {rank}", serve_argv(launch, model, at_head(with_node_flags(
+        flags, _node_flags(launch, rank, multinode, head)), head)), env)
+        for rank in range(launch.nodes)]
 
 
 def _docker(
@@ -316,11 +366,11 @@ def _docker(
         for env_name, value in launch.env:
             docker += ["-e", f"{env_name}={value}"]
         docker.append(launch.image)
-        node = _node_flags(launch, rank, multinode, head)
+        node = at_head(with_node_flags(flags, _node_flags(launch, rank, multinode, head)), head)
         if launch.engine == "vllm":
-            docker += [model, *flags, *node]
+            docker += [model, *node]
         else:
-            docker += serve_argv(launch, model, flags + node)
+            docker += serve_argv(launch, model, node)
         commands.append(Command(f"node {rank}", docker))
     if launch.engine == "vllm" and multinode == "ray" and launch.nodes > 1:
         raise UsageError(

@@ -1,25 +1,35 @@
-"""Importing vLLM's recipe database (github.com/vllm-project/recipes) into the user folder.
+"""Importing vLLM's recipe database (github.com/vllm-project/recipes) into servewise recipes.
 
 ``import_vllm_recipes(PATH)`` reads a clone (``models/<org>/<repo>.yaml``, ``strategies/``,
-``taxonomy.yaml``) or any one file of it (the clone around it gives the strategies and the
-taxonomy). Every file is checked first and every problem reported with its file and
-field path; then one servewise recipe file per model is written to
-``$SERVEWISE_DATA_DIR/recipes/`` (temporary files renamed into place), so a bad file
-leaves nothing half-imported.
+``kv_store/``, ``taxonomy.yaml``) or any one file of it (the clone around it gives the
+strategies and the taxonomy), and writes one servewise recipe file per model to
+``$SERVEWISE_DATA_DIR/recipes/`` (JSON, which is YAML too and reads fast; temporary files
+renamed into place: a crash or Ctrl-C leaves the previous import as it was).
 
-A recipe is made for each variant x each hardware profile that ``meta.hardware`` names
-(``verified`` → verified, ``supported`` → estimated, ``unsupported`` → unsupported; an
-unnamed profile is "assumed fine, not claimed" and is not imported) x each compatible
-single-node strategy that fits the profile's GPU count, the way the site synthesises its
-command: base args, variant args, strategy args and its parallel flag, hardware overrides
-(brand, generation, exact profile; a strategy's own overrides replace the recipe-level
-ones), strategy extra args, the features that are on by default, last flag wins. Profiles
-the GPU catalog does not know (AMD, TPU, CPU, …) and multi-node or PD strategies are
-skipped, each with its reason in the report.
+Every model file ends one of three ways, each said in the report:
+
+* **imported**: one recipe per combination the site offers (below);
+* **out of scope**: valid upstream, but nothing servewise serves: a speech, image or video
+  model of vLLM-Omni (``tasks: [omni]`` or no serving strategy), or only hardware that is
+  not a GPU (TPU, Xeon, Ascend) — skipped with the reason;
+* **refused**: broken (does not parse, wrong types, a reference to nothing) — every problem by
+  file and field path; the other files are still imported (``strict=True``: nothing is).
+
+The combinations are those the site offers for the hardware a file names in
+``meta.hardware`` (its claims): each variant whose precision runs there (NVFP4: Blackwell)
+and that the profile may carry, each compatible strategy (``strategy_hardware`` switches,
+``hardware_match`` GPU bounds and architecture, ``strategy_min_gpus`` floors). One-node
+strategies only where ``vram_minimum_gb`` fits the node; multi-node ones on as many nodes as
+the variant needs (at least two); prefill/decode with the site's pool sizes. The status is
+the file's own claim (``verified`` → verified, ``supported`` → estimated, ``unsupported`` →
+unsupported); every imported command is marked ``derived`` (servewise put it together from a
+hardware-level claim), so it ranks below a recipe run end to end.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 import tempfile
@@ -31,13 +41,21 @@ from typing import Any
 import yaml
 
 from servewise.knowledge.gpus import Gpu, GpuCatalog, load_gpu_catalog
-from servewise.recipes import argv as argv_tools
-from servewise.recipes.load import load_yaml, parse_recipe_file, user_recipe_dir
-from servewise.recipes.validate import Checker, RecipeDataError
+from servewise.recipes import vllm_synth as synth
+from servewise.recipes.library import user_recipe_dir
+from servewise.recipes.load import load_yaml, parse_recipe_document
+from servewise.recipes.model import image_parts
+from servewise.recipes.validate import Checker, Problem, RecipeDataError
 from servewise.recipes.vllm_schema import check_model, check_strategy, check_taxonomy
 
 REPO_URL = "https://github.com/vllm-project/recipes"
-STATUS = {"verified": "verified", "supported": "estimated", "unsupported": "unsupported"}
+STATUS = {"verified": "verified", "supported": "estimated", "assumed": "estimated",
+          "unsupported": "unsupported"}
+NOT_GPUS = {"tpu": "a Google TPU", "cpu": "a CPU (Intel Xeon)", "npu": "a Huawei Ascend NPU",
+            "xpu": "an Intel GPU (XPU), which servewise does not plan for"}
+"""Hardware generations of the taxonomy that are not CUDA or ROCm GPUs, and what they are."""
+PREFIX = "vllm-recipes."
+"""File names of imported recipe files start with this."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +73,7 @@ class Skipped:
 
 @dataclass
 class ImportReport:
-    """What an import read, wrote and skipped."""
+    """What an import read, wrote, skipped and refused, file by file."""
 
     source: str
     files_read: list[str] = field(default_factory=list)
@@ -63,13 +81,36 @@ class ImportReport:
     recipes: dict[str, int] = field(default_factory=dict)
     """Written file → number of recipes in it."""
     skipped: list[Skipped] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    """Every problem of the refused files (file and field path)."""
+    outcomes: dict[str, str] = field(default_factory=dict)
+    """Model file (relative to the clone) → ``imported``, ``out of scope`` or ``refused``."""
     dry_run: bool = False
+
+    @property
+    def refused(self) -> list[str]:
+        """The model files refused for their problems."""
+        return [name for name, outcome in self.outcomes.items() if outcome == "refused"]
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every file was imported or is out of scope, 1 when any was refused."""
+        return 1 if self.refused else 0
+
+    def counts(self) -> dict[str, int]:
+        """How many model files ended each way."""
+        found: dict[str, int] = {}
+        for outcome in self.outcomes.values():
+            found[outcome] = found.get(outcome, 0) + 1
+        return found
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
         return {"source": self.source, "dry_run": self.dry_run, "files_read": self.files_read,
                 "written": self.written, "recipes": self.recipes,
-                "recipe_count": sum(self.recipes.values()),
+                "recipe_count": sum(self.recipes.values()), "files": self.counts(),
+                "outcomes": self.outcomes, "refused": self.refused,
+                "problems": [problem.to_dict() for problem in self.problems],
                 "skipped": [item.to_dict() for item in self.skipped]}
 
 
@@ -87,12 +128,18 @@ def find_root(path: Path) -> Path:
 
 def _load_yaml(path: Path, check: Checker) -> Any:
     try:
-        return load_yaml(path.read_text("utf-8"))
+        text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         check.problem("(file)", f"cannot read: {exc}")
+        return None
+    try:
+        document = load_yaml(text)
     except yaml.YAMLError as exc:
         check.problem("(file)", f"not valid YAML: {exc}")
-    return None
+        return None
+    if document is None:
+        check.problem("(file)", "is empty", expected="a recipe (meta, model, variants, …)")
+    return document
 
 
 def _source_url(root: Path, relative: str) -> str:
@@ -106,315 +153,388 @@ def _source_url(root: Path, relative: str) -> str:
         elif re.fullmatch(r"[0-9a-f]{40}", text):
             ref = text
     except OSError:
-        pass
+        source = root / "SOURCE.md"
+        found = re.search(r"\*\*Commit:\*\* `([0-9a-f]{40})`",
+                          source.read_text("utf-8") if source.is_file() else "")
+        if found:
+            ref = found.group(1)
     return f"{REPO_URL}/blob/{ref}/{relative}"
 
 
-def _gpu_for(profile_id: str, profile: Mapping[str, Any], catalog: GpuCatalog) -> Gpu | None:
+def gpu_for(profile_id: str, profile: Mapping[str, Any], catalog: GpuCatalog) -> Gpu | None:
+    """The catalog GPU of a taxonomy profile: by id or display name, with the same memory
+    per GPU (within 15 %)."""
     stripped = re.sub(r"_\d+x$", "", profile_id)
-    names = [stripped, str(profile.get("display_name", "")), stripped.split("_")[-1]]
+    names = [stripped, str(profile.get("display_name", "")),
+             re.sub(r"^dgx_(spark|station)_", "", stripped), stripped.split("_")[-1]]
+    count = int(profile.get("gpu_count") or 1)
+    per_gpu = synth.node_vram(profile) / count
     for name in names:
         gpu = catalog.get(name) if name else None
-        if gpu is None:
-            continue
-        per_gpu = float(profile["vram_gb"]) / int(profile["gpu_count"])
-        if abs(gpu.memory_bytes / 1e9 - per_gpu) <= 0.15 * per_gpu:
+        if gpu is not None and abs(gpu.memory_bytes / 1e9 - per_gpu) <= 0.15 * per_gpu:
             return gpu
     return None
 
 
-def _overrides(block: Any, keys: list[str]) -> list[Mapping[str, Any]]:
-    if not isinstance(block, Mapping):
-        return []
-    return [block[key] for key in keys if isinstance(block.get(key), Mapping)]
+def _strategies_for(model: Mapping[str, Any]) -> list[str]:
+    """``compatible_strategies`` plus those ``strategy_hardware`` grants somewhere."""
+    listed = [str(s) for s in model.get("compatible_strategies") or []]
+    grants = [str(s) for s, table in (model.get("strategy_hardware") or {}).items()
+              if s not in listed and isinstance(table, Mapping)
+              and "supported" in table.values()]
+    return listed + grants
 
 
-def _dedupe(argv: list[str]) -> list[str]:
-    """Last value of each flag wins, at the flag's first place (the site's dedupeArgs)."""
-    segments: list[tuple[str, list[str]]] = []
-    index = 0
-    while index < len(argv):
-        word = argv[index]
-        words = [word]
-        if word.startswith("--") and "=" not in word and index + 1 < len(argv) \
-                and not argv[index + 1].startswith("--"):
-            words.append(argv[index + 1])
-            index += 1
-        segments.append((argv_tools.flag_key(word) if word.startswith("--") else word, words))
-        index += 1
-    last = {key: words for key, words in segments}
-    out: list[str] = []
-    seen: set[str] = set()
-    for key, _ in segments:
-        if key not in seen:
-            seen.add(key)
-            out.extend(last[key])
-    return out
+def _strategy_allowed(model: Mapping[str, Any], strategy_id: str,
+                      profile: Mapping[str, Any], hw_id: str) -> bool:
+    gate = synth.keyed((model.get("strategy_hardware") or {}).get(strategy_id), profile, hw_id)
+    if gate is not None:
+        return bool(gate != "unsupported")
+    return strategy_id in (model.get("compatible_strategies") or [])
 
 
-def _env(items: Any) -> dict[str, str]:
-    if not isinstance(items, Mapping):
-        return {}
-    return {str(k): str(v) for k, v in items.items() if v is not None}
-
-
-def _parallel_size(args: list[str]) -> int:
-    size = 1
-    for flag in ("--tensor-parallel-size", "--data-parallel-size", "--pipeline-parallel-size"):
-        value = argv_tools.last_value(args, flag)
-        if value is not None and value.isdigit():
-            size *= int(value)
-    return size
-
-
-def _cap(value: Any, keys: list[str]) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, Mapping):
-        for key in reversed(keys):
-            if isinstance(value.get(key), int):
-                return int(value[key])
-    return None
-
-
-def _synthesize(
-    model: Mapping[str, Any], variant_name: str, variant: Mapping[str, Any], hw_id: str,
-    profile: Mapping[str, Any], strategy_id: str, strategy: Mapping[str, Any],
-) -> tuple[list[str], dict[str, str], str | None, str | None]:
-    spec = model["model"]
-    keys = [str(profile.get("brand", "")).lower(), str(profile.get("generation", "")), hw_id]
-    strategy_over = (model.get("strategy_overrides") or {}).get(strategy_id) or {}
-    count = int(profile["gpu_count"])
-    for cap in (_cap(strategy_over.get("tp"), keys), _cap(variant.get("tp"), keys)):
-        if cap is not None:
-            count = min(count, cap)
-    args = list(spec.get("base_args") or []) + list(variant.get("extra_args") or [])
-    args += list(strategy.get("vllm_args") or [])
-    args += [str(strategy["parallel_flag"]), str(count)]
-    env = {**_env(spec.get("base_env")), **_env(variant.get("extra_env")),
-           **_env(strategy.get("env"))}
-    image: Any = spec.get("docker_image")
-    for over in _hardware_overrides(model, variant, strategy_over, keys):
-        args += list(over.get("extra_args") or [])
-        env.update(_env(over.get("extra_env")))
-    args += list(strategy_over.get("extra_args") or [])
-    env.update(_env(strategy_over.get("env")))
-    args += _feature_args(model, variant_name, variant, hw_id, keys)
-    if isinstance(image, Mapping):
-        image = next((image[key] for key in reversed(keys) if key in image), None)
-    image = variant.get("docker_image", image)
-    for over in _overrides(variant.get("hardware_overrides"), keys):
-        image = over.get("docker_image", image)
-    version = variant.get("min_vllm_version") or spec.get("min_vllm_version")
-    if image is None and version and keys[0] == "nvidia":
-        image = f"vllm/vllm-openai:v{version}"
-    return _dedupe(args), env, image, str(version) if version else None
-
-
-def _hardware_overrides(
-    model: Mapping[str, Any], variant: Mapping[str, Any], strategy_over: Mapping[str, Any],
-    keys: list[str],
-) -> list[Mapping[str, Any]]:
-    """Per key (brand, generation, profile): the strategy's override replaces the recipe's and
-    the variant's for that key; otherwise the recipe's, then the variant's."""
-    found: list[Mapping[str, Any]] = []
-    for key in keys:
-        own = _overrides(strategy_over.get("hardware_overrides"), [key])
-        if own:
-            found += own
-            continue
-        found += _overrides(model.get("hardware_overrides"), [key])
-        found += _overrides(variant.get("hardware_overrides"), [key])
-    return found
-
-
-def _feature_args(model: Mapping[str, Any], variant_name: str, variant: Mapping[str, Any],
-                  hw_id: str, keys: list[str]) -> list[str]:
-    opt_in = set(model.get("opt_in_features") or [])
-    chosen = dict(variant.get("default_modes") or {})
-    args: list[str] = []
-    for name, feature in (model.get("features") or {}).items():
-        if not isinstance(feature, Mapping):
-            continue
-        if "modes" not in feature:
-            if name not in opt_in:
-                args += list(feature.get("args") or [])
-            continue
-        if name in opt_in and name not in chosen:
-            continue
-        mode_name = chosen.get(name, feature.get("default_mode"))
-        mode = (feature.get("modes") or {}).get(mode_name)
-        if not isinstance(mode, Mapping):
-            continue
-        if mode.get("variants") and variant_name not in mode["variants"]:
-            continue
-        if (mode.get("hardware") or {}).get(hw_id) == "unsupported":
-            continue
-        mode_args = list(mode.get("args") or [])
-        for over in _overrides(mode.get("hardware_overrides"), keys):
-            mode_args = list(over.get("args") or mode_args)
-        args += mode_args
-    return args
-
-
-def _fits(strategy: Mapping[str, Any], profile: Mapping[str, Any], model: Mapping[str, Any],
-          strategy_id: str, hw_id: str) -> str | None:
-    if strategy.get("deploy_type") != "single_node":
-        return f"{strategy.get('deploy_type')} strategy: servewise imports single-node ones"
+def _nodes(model: Mapping[str, Any], variant: Mapping[str, Any], strategy_id: str,
+           strategy: Mapping[str, Any], profile: Mapping[str, Any],
+           hw_id: str) -> int | str:
+    """Nodes a combination runs on, or why it is not offered."""
+    deploy = strategy.get("deploy_type")
+    count = int(profile.get("gpu_count") or 1)
     match = strategy.get("hardware_match") or {}
-    count = int(profile["gpu_count"])
-    if count < int(match.get("min_gpus", 1)) or count > int(match.get("max_gpus", count)):
-        return f"needs {match.get('min_gpus', 1)}-{match.get('max_gpus', '')} GPUs, " \
-               f"the profile has {count}"
-    if match.get("architecture") and match["architecture"] != model["model"].get("architecture"):
+    if match.get("architecture") and match["architecture"] != (model.get("model") or {}).get(
+            "architecture"):
         return f"for {match['architecture']} models only"
-    if ((model.get("strategy_hardware") or {}).get(strategy_id) or {}).get(hw_id) == "unsupported":
-        return "strategy_hardware marks it unsupported"
-    return None
+    if not _strategy_allowed(model, strategy_id, profile, hw_id):
+        return "strategy_hardware switches it off on this hardware"
+    scalable = profile.get("scalable") is not False
+    needed, node = synth.vram_minimum(variant), synth.node_vram(profile)
+    if deploy == "single_node":
+        low, high = int(match.get("min_gpus", 1)), int(match.get("max_gpus", count))
+        if not low <= count <= high:
+            return f"needs {low}-{high} GPUs on a node; {hw_id} has {count}"
+        if synth.min_gpus(model, strategy_id, hw_id) > count:
+            return f"strategy_min_gpus asks {synth.min_gpus(model, strategy_id, hw_id)} GPUs"
+        if needed and node and needed > node:
+            return (f"needs {needed:g} GB (vram_minimum_gb); one {hw_id} node has {node:g} GB"
+                    + ("; see its multi-node recipes" if scalable else ""))
+        return 1
+    if not scalable:
+        return f"{hw_id} is a workstation that does not join a cluster"
+    if deploy == "pd_cluster":
+        return 1
+    nodes = max(2, synth.nodes_for(model, strategy_id, count, hw_id),
+                math.ceil(needed / node) if needed and node else 1)
+    if nodes > synth.MAX_NODES:
+        return f"needs {nodes} nodes, more than the {synth.MAX_NODES} the site offers"
+    return nodes
+
+
+def _image(model: Mapping[str, Any], variant: Mapping[str, Any], profile: Mapping[str, Any],
+           hw_id: str, version: str | None) -> tuple[str | None, list[tuple[str, str]]]:
+    """The image for this hardware (the site's computeDockerMeta) and, for a map per CUDA
+    variant, every one of them (the first is the default)."""
+    key = synth.brand(profile) if synth.brand(profile) in ("nvidia", "amd") else "nvidia"
+    exact = ((variant.get("hardware_overrides") or {}).get(hw_id) or {}).get("docker_image")
+    if isinstance(exact, str):
+        return exact, []
+    for raw in (variant.get("docker_image"), (model.get("model") or {}).get("docker_image")):
+        if isinstance(raw, str):
+            if key == "nvidia":
+                return raw, []
+            continue
+        if not isinstance(raw, Mapping):
+            continue
+        value = raw.get(key) if any(k in raw for k in ("nvidia", "amd", "tpu", "intel")) \
+            else (raw if key == "nvidia" else None)
+        if isinstance(value, str):
+            return value, []
+        if isinstance(value, Mapping) and key == "nvidia":
+            cuda = [(str(k), str(v)) for k, v in value.items() if isinstance(v, str)]
+            if cuda:
+                return cuda[0][1], cuda
+    spec = model.get("model") or {}
+    repository = synth.DEFAULT_IMAGE[key]
+    if spec.get("nightly_required") is True or version is None:
+        return f"{repository}:{'nightly' if spec.get('nightly_required') else 'latest'}", []
+    return f"{repository}:v{version}", []
+
+
+def _version(model: Mapping[str, Any], variant: Mapping[str, Any]) -> str | None:
+    value = variant.get("min_vllm_version") or (model.get("model") or {}).get("min_vllm_version")
+    if value is None or str(value).lower() == "nightly":
+        return None
+    return str(value)
+
+
+def _recipe(model: Mapping[str, Any], relative: str, variant_name: str, hw_id: str,
+            state: str, gpu: Gpu, strategy_id: str, strategy: Mapping[str, Any],
+            profile: Mapping[str, Any], nodes: int | None) -> dict[str, Any] | str:
+    spec = model["model"]
+    variant = model["variants"][variant_name]
+    pool_nodes = None
+    if strategy.get("deploy_type") == "pd_cluster":
+        picked = synth.pd_nodes(model, variant, strategy, profile, hw_id)
+        if picked == "skip":
+            return f"prefill/decode pools would need more than {synth.MAX_POOL_NODES} nodes each"
+        pool_nodes = picked if isinstance(picked, dict) else None
+    made = synth.synthesize(model, variant_name, strategy_id, strategy, hw_id, profile,
+                            nodes or 1, pool_nodes)
+    version = _version(model, variant)
+    image, images = _image(model, variant, profile, hw_id, version)
+    if image is not None and image_parts(image) is None:
+        return f"its docker_image {image!r} is not an image reference"
+    slug = relative.removeprefix("models/").removesuffix(".yaml").lower()
+    recipe: dict[str, Any] = {
+        "id": f"vllm-recipes/{slug}/{variant_name}/{hw_id}/{strategy_id}".lower(),
+        "match": {"variant": str(variant_name), "quant": str(variant["precision"]),
+                  "hw": gpu.id, "gpus": made.gpus, "strategy": strategy_id,
+                  "nodes": made.nodes},
+        "checkpoint": str(variant.get("model_id") or spec["model_id"]),
+        "argv": made.argv,
+        "status": STATUS[state],
+        "derived": True,
+    }
+    if image is not None:
+        recipe["image"] = image
+    if images:
+        recipe["images"] = dict(images)
+    if version is not None:
+        recipe["min_version"] = version
+    if made.env:
+        recipe["env"] = made.env
+    if made.multinode:
+        recipe["multinode"] = made.multinode
+    if made.pools:
+        recipe["pools"] = [{"role": pool.role, "argv": pool.argv, "env": pool.env,
+                            "nodes": pool.nodes, **({"multinode": pool.multinode}
+                                                    if pool.multinode else {})}
+                           for pool in made.pools]
+        recipe["router"] = made.router
+    notes = []
+    if str(spec.get("min_vllm_version", "")).lower() == "nightly":
+        notes.append("needs a vLLM nightly newer than the last release (min_vllm_version: "
+                     "nightly)")
+    needed = synth.vram_minimum(variant)
+    if needed:
+        notes.append(f"the recipe's vram_minimum_gb: {needed:g}")
+    if notes:
+        recipe["notes"] = "; ".join(notes)
+    return recipe
 
 
 def _model_document(
-    path: Path, relative: str, model: Mapping[str, Any], taxonomy: Mapping[str, Any],
+    relative: str, model: Mapping[str, Any], taxonomy: Mapping[str, Any],
     strategies: Mapping[str, Mapping[str, Any]], catalog: GpuCatalog, source: str,
     report: ImportReport,
-) -> dict[str, Any] | None:
+) -> dict[str, Any] | str:
+    """The servewise recipe file of one model, or why it is out of scope."""
     profiles = taxonomy["hardware_profiles"]
-    spec = model["model"]
-    meta = model["meta"]
-    model_id = str(spec["model_id"])
-    slug = model_id.lower().replace("/", "/")
-    recipes = []
-    for hw_id, state in (meta.get("hardware") or {}).items():
-        gpu = _gpu_for(hw_id, profiles[hw_id], catalog)
+    spec, meta = model["model"], model["meta"]
+    tasks = [str(task) for task in meta.get("tasks") or []]
+    if "omni" in tasks or not _strategies_for(model):
+        return ("no serving strategy for text generation: a speech, image or video model "
+                f"served through vLLM-Omni (tasks: {', '.join(tasks) or 'none'})")
+    recipes: list[dict[str, Any]] = []
+    gpus_named = 0
+    claims = dict(meta.get("hardware") or {})
+    # A profile the file does not name is "assumed fine, not claimed": the site offers it
+    # (restricted profiles only where named); it becomes an estimated recipe.
+    for hw_id, profile in profiles.items():
+        if hw_id not in claims and not profile.get("restricted") \
+                and synth.generation(profile) not in NOT_GPUS:
+            claims[hw_id] = "assumed"
+    for hw_id, state in claims.items():
+        profile = profiles.get(hw_id)
+        if profile is None:
+            report.skipped.append(Skipped(relative, f"hardware {hw_id}", "not a hardware "
+                                          "profile of taxonomy.yaml (the site ignores it)"))
+            continue
+        kind = NOT_GPUS.get(synth.generation(profile))
+        if kind is not None:
+            report.skipped.append(Skipped(relative, f"hardware {hw_id}", f"{kind}, not a GPU "
+                                          "servewise serves"))
+            continue
+        gpus_named += 1
+        gpu = gpu_for(hw_id, profile, catalog)
+        if gpu is None and state == "assumed":
+            continue
         if gpu is None:
             report.skipped.append(Skipped(relative, f"hardware {hw_id}",
                                           "not in servewise's GPU catalog"))
             continue
         for variant_name, variant in model["variants"].items():
-            for strategy_id in model.get("compatible_strategies") or []:
-                strategy = strategies[strategy_id]
-                why = _fits(strategy, profiles[hw_id], model, strategy_id, hw_id)
-                if why is not None:
-                    report.skipped.append(Skipped(relative, f"{hw_id} / {strategy_id}", why))
+            if not synth.precision_fits(variant, profile):
+                if state == "assumed":
                     continue
-                args, env, image, version = _synthesize(model, variant_name, variant, hw_id,
-                                                        profiles[hw_id], strategy_id, strategy)
-                recipe: dict[str, Any] = {
-                    "id": f"vllm-recipes/{slug}/{variant_name}/{hw_id}/{strategy_id}".lower(),
-                    "match": {"variant": str(variant_name), "quant": str(variant["precision"]),
-                              "hw": gpu.id, "gpus": _parallel_size(args),
-                              "strategy": strategy_id, "nodes": 1},
-                    "checkpoint": str(variant.get("model_id") or model_id),
-                    "argv": args,
-                    "status": STATUS[state],
-                }
-                if image is not None:
-                    recipe["image"] = image
-                if version is not None:
-                    recipe["min_version"] = version
-                if env:
-                    recipe["env"] = env
-                recipes.append(recipe)
+                report.skipped.append(Skipped(relative, f"{variant_name} on {hw_id}",
+                                              f"{variant.get('precision')} does not run on "
+                                              f"{profile.get('generation')} GPUs"))
+                continue
+            allowed = variant.get("supported_hardware")
+            if isinstance(allowed, list) and allowed and hw_id not in allowed:
+                if state == "assumed":
+                    continue
+                report.skipped.append(Skipped(relative, f"{variant_name} on {hw_id}",
+                                              "the variant's supported_hardware leaves it out"))
+                continue
+            for strategy_id in _strategies_for(model):
+                strategy = strategies[strategy_id]
+                if strategy.get("deploy_type") == "kv_store_lb":
+                    continue
+                what = f"{variant_name} / {hw_id} / {strategy_id}"
+                nodes = _nodes(model, variant, strategy_id, strategy, profile, hw_id)
+                if isinstance(nodes, str):
+                    if state != "assumed":
+                        report.skipped.append(Skipped(relative, what, nodes))
+                    continue
+                made = _recipe(model, relative, variant_name, hw_id, str(state), gpu,
+                               strategy_id, strategy, profile, nodes)
+                if isinstance(made, str):
+                    report.skipped.append(Skipped(relative, what, made))
+                    continue
+                recipes.append(made)
     if not recipes:
-        return None
+        if gpus_named == 0:
+            return "names no GPU servewise serves (only TPU, CPU, NPU or XPU hardware)"
+        return "no combination to import (every one is skipped above)"
+    model_id = str(spec["model_id"])
+    path_id = relative.removeprefix("models/").removesuffix(".yaml")
     date = meta.get("date_updated") or meta.get("date_added")
     provenance: dict[str, Any] = {"who": "vllm-project/recipes contributors", "source": source}
     if date is not None:
         provenance["date"] = str(date)
-    return {"schema": 1, "model": model_id, "engine": "vllm",
-            "notes": f"Imported by `servewise recipe import` from {source}.",
-            "defaults": {"provenance": provenance}, "recipes": recipes}
+    document: dict[str, Any] = {
+        "schema": 1, "model": model_id, "engine": "vllm",
+        "notes": f"Imported by `servewise recipe import` from {source}.",
+        "defaults": {"provenance": provenance}, "recipes": recipes}
+    if path_id.lower() != model_id.lower():
+        document["aliases"] = [path_id]
+    return document
 
 
-def import_vllm_recipes(
-    path: Path, *, user_dir: Path | None = None, dry_run: bool = False,
-    catalog: GpuCatalog | None = None,
-) -> ImportReport:
-    """Import a clone of vllm-project/recipes (or one file of it) into the user folder.
+def _read_shared(root: Path, report: ImportReport) -> tuple[Mapping[str, Any],
+                                                            dict[str, Mapping[str, Any]]]:
+    """The taxonomy and the strategies (``strategies/`` and ``kv_store/``); a problem in
+    them refuses the whole import: every model depends on them."""
+    problems: list[Problem] = []
+    taxonomy_check = Checker(str(root / "taxonomy.yaml"))
+    taxonomy = check_taxonomy(_load_yaml(root / "taxonomy.yaml", taxonomy_check),
+                              taxonomy_check)
+    problems += taxonomy_check.problems
+    report.files_read.append(str(root / "taxonomy.yaml"))
+    strategies: dict[str, Mapping[str, Any]] = {}
+    for folder in ("strategies", "kv_store"):
+        for file in sorted((root / folder).glob("*.yaml")):
+            check = Checker(str(file))
+            strategy = check_strategy(_load_yaml(file, check), file.stem, check)
+            problems += check.problems
+            report.files_read.append(str(file))
+            if strategy is not None:
+                strategies[file.stem] = strategy
+    if problems or taxonomy is None:
+        raise RecipeDataError(problems, hint="nothing was imported: every model file depends "
+                                             "on the taxonomy and the strategies")
+    return taxonomy, strategies
 
-    Raises :class:`RecipeDataError` with every problem (file and field path) before
-    anything is written.
-    """
+
+def _model_files(path: Path, root: Path) -> list[Path]:
+    resolved = path.resolve()
+    if resolved.is_dir():
+        files = sorted((root / "models").glob("*/*.yaml")) if resolved == root \
+            else sorted(resolved.rglob("*.yaml"))
+        return [f for f in files if f.relative_to(root).parts[:1] == ("models",)]
+    return [resolved] if resolved.relative_to(root).parts[0] == "models" else []
+
+
+def convert_vllm_recipes(
+    path: Path, *, catalog: GpuCatalog | None = None, strict: bool = False,
+) -> tuple[ImportReport, dict[str, str]]:
+    """The servewise recipe files (name → YAML text) of a clone or a file of one, and the
+    report; nothing is written. ``strict``: any refused file raises RecipeDataError."""
     path = path.expanduser()
     if not path.exists():
         check = Checker(str(path))
         check.problem("(file)", "no such file or folder")
         raise RecipeDataError(check.problems, hint="give a clone of vllm-project/recipes")
-    catalog = catalog or load_gpu_catalog(user_dir)
+    catalog = catalog or load_gpu_catalog()
     root = find_root(path.resolve())
-    report = ImportReport(source=str(path), dry_run=dry_run)
-    problems = []
-    taxonomy_check = Checker(str(root / "taxonomy.yaml"))
-    taxonomy = check_taxonomy(_load_yaml(root / "taxonomy.yaml", taxonomy_check), taxonomy_check)
-    problems += taxonomy_check.problems
-    report.files_read.append(str(root / "taxonomy.yaml"))
-    strategies: dict[str, Mapping[str, Any]] = {}
-    for file in sorted((root / "strategies").glob("*.yaml")):
-        check = Checker(str(file))
-        strategy = check_strategy(_load_yaml(file, check), file.stem, check)
-        problems += check.problems
-        report.files_read.append(str(file))
-        if strategy is not None:
-            strategies[file.stem] = strategy
-    if path.resolve().is_dir():
-        model_files = sorted((root / "models").glob("*/*.yaml")) if path.resolve() == root \
-            else sorted(path.resolve().rglob("*.yaml"))
-        model_files = [f for f in model_files if "models" in f.relative_to(root).parts[:1]]
-    else:
-        model_files = [path.resolve()] if path.resolve().relative_to(root).parts[0] == "models" \
-            else []
-    documents: dict[str, dict[str, Any]] = {}
-    for file in model_files:
+    report = ImportReport(source=str(path))
+    taxonomy, strategies = _read_shared(root, report)
+    texts: dict[str, str] = {}
+    for file in _model_files(path, root):
         relative = file.relative_to(root).as_posix()
         check = Checker(str(file))
         model = check_model(_load_yaml(file, check), relative, taxonomy, strategies, check)
-        problems += check.problems
         report.files_read.append(str(file))
-        if model is None or check.problems or taxonomy is None:
+        if model is None or check.problems:
+            report.problems += check.problems
+            report.outcomes[relative] = "refused"
             continue
-        document = _model_document(file, relative, model, taxonomy, strategies, catalog,
+        document = _model_document(relative, model, taxonomy, strategies, catalog,
                                    _source_url(root, relative), report)
-        if document is None:
-            report.skipped.append(Skipped(relative, "model", "no hardware profile to import"))
+        if isinstance(document, str):
+            report.skipped.append(Skipped(relative, "model", document))
+            report.outcomes[relative] = "out of scope"
             continue
-        name = "vllm-recipes." + relative.removeprefix("models/").removesuffix(".yaml") \
-            .replace("/", ".") + ".vllm.yaml"
-        documents[name] = document
-    if problems:
-        raise RecipeDataError(problems, hint="nothing was imported; fix the fields named above "
-                                             "(or import the good files one by one)")
-    texts = {}
-    for name, document in documents.items():
-        text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-        recipes = parse_recipe_file(text, name, catalog, user=True)
-        texts[name] = text
+        name = PREFIX + relative.removeprefix("models/").removesuffix(".yaml") \
+            .replace("/", ".") + ".vllm.json"
+        try:
+            recipes = parse_recipe_document(document, name, catalog, user=True)
+        except RecipeDataError as error:  # a flag value the engine table refuses, …
+            report.problems += [Problem(str(file), p.path, p.message, p.expected, p.found)
+                                for p in error.problems]
+            report.outcomes[relative] = "refused"
+            continue
+        texts[name] = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
         report.recipes[name] = len(recipes)
+        report.outcomes[relative] = "imported"
+    if strict and report.problems:
+        raise RecipeDataError(report.problems, hint="nothing was imported (--strict); fix the "
+                                                    "fields named above")
+    return report, texts
+
+
+def import_vllm_recipes(
+    path: Path, *, user_dir: Path | None = None, dry_run: bool = False,
+    catalog: GpuCatalog | None = None, strict: bool = False,
+) -> ImportReport:
+    """Import a clone of vllm-project/recipes (or one file of it) into the user folder.
+
+    The good files are written, all at once; the refused ones are in the report with every
+    problem (``report.exit_code`` is 1). With ``strict``, any problem raises
+    :class:`RecipeDataError` before anything is written.
+    """
+    report, texts = convert_vllm_recipes(path, catalog=catalog or load_gpu_catalog(user_dir),
+                                         strict=strict)
+    report.dry_run = dry_run
     target = user_recipe_dir(user_dir)
     report.written = [str(target / name) for name in texts]
     if not dry_run and texts:
-        _write_all(target, texts)
+        write_all(target, texts)
     return report
 
 
-def _write_all(folder: Path, texts: Mapping[str, str]) -> None:
+def write_all(folder: Path, texts: Mapping[str, str]) -> None:
     """Write every file to a temporary name first, then rename them all into place."""
     folder.mkdir(parents=True, exist_ok=True)
     staged: list[tuple[str, Path]] = []
     try:
         for name, text in texts.items():
             handle, temp_name = tempfile.mkstemp(prefix=".import-", suffix=".tmp", dir=folder)
+            staged.append((name, Path(temp_name)))
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 stream.write(text)
-            staged.append((name, Path(temp_name)))
         for name, staged_path in staged:
             os.replace(staged_path, folder / name)
-    except OSError as exc:
+    except BaseException as exc:
         for _, staged_path in staged:
             staged_path.unlink(missing_ok=True)
+        if not isinstance(exc, OSError):
+            raise
         check = Checker(str(folder))
         check.problem("(folder)", f"cannot write: {exc}")
         raise RecipeDataError(check.problems, hint="check the folder's permissions and space") \
             from exc
 
 
-__all__ = ["ImportReport", "Skipped", "find_root", "import_vllm_recipes"]
+__all__ = ["ImportReport", "Skipped", "convert_vllm_recipes", "find_root", "gpu_for",
+           "import_vllm_recipes", "write_all"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from servewise.recipes.validate import Checker, short
 
-DEPLOY_TYPES = ("single_node", "multi_node", "pd_cluster")
+DEPLOY_TYPES = ("single_node", "multi_node", "pd_cluster", "kv_store_lb")
 HARDWARE_STATES = ("verified", "supported", "unsupported")
 
 
@@ -41,6 +41,12 @@ def _env(check: Checker, data: Mapping[str, Any], key: str, path: str) -> None:
     for name, item in env.items():
         if item is not None and not isinstance(item, str | int | float):
             check.problem(f"{path}.{key}.{name}", "must be a string", found=short(item))
+
+
+def _min_version(check: Checker, data: Mapping[str, Any], path: str) -> None:
+    """``min_vllm_version``: a version, or ``nightly`` (newer than the last release)."""
+    if str(data.get("min_vllm_version", "")).lower() != "nightly":
+        check.version(data, "min_vllm_version", path)
 
 
 def check_taxonomy(document: Any, check: Checker) -> Mapping[str, Any] | None:
@@ -79,7 +85,9 @@ def check_strategy(document: Any, stem: str, check: Checker) -> Mapping[str, Any
     name = check.string(data, "name", "")
     if name is not None and name != stem:
         check.problem("name", "must be the file's name", expected=stem, found=name)
-    check.choice(data, "deploy_type", "", DEPLOY_TYPES)
+    deploy = check.choice(data, "deploy_type", "", DEPLOY_TYPES)
+    if deploy == "kv_store_lb":  # Mooncake deployments: composed around a strategy
+        return data if not check.problems else None
     match = check.mapping(data.get("hardware_match"), "hardware_match")
     if match is not None:
         check.positive_int(match, "min_gpus", "hardware_match", default=1)
@@ -120,24 +128,19 @@ def check_model(
     data = check.mapping(document, "(file)")
     if data is None:
         return None
-    profiles = set((taxonomy or {}).get("hardware_profiles") or {})
     meta = check.mapping(data.get("meta"), "meta")
     if meta is not None and meta.get("hardware") is not None:
+        # an id the taxonomy lacks is ignored by the site (the importer reports it skipped)
         hardware = check.mapping(meta["hardware"], "meta.hardware")
         for ident, state in (hardware or {}).items():
-            if taxonomy is not None and ident not in profiles:
-                check.problem(f"meta.hardware.{ident}", "not a hardware profile of taxonomy.yaml")
             if state not in HARDWARE_STATES:
                 check.problem(f"meta.hardware.{ident}", "unknown state",
                               expected=" | ".join(HARDWARE_STATES), found=short(state))
     spec = check.mapping(data.get("model"), "model")
     if spec is not None:
-        model_id = check.string(spec, "model_id", "model")
-        expected = relative.removeprefix("models/").removesuffix(".yaml")
-        if model_id is not None and model_id.lower() != expected.lower():
-            check.problem("model.model_id", "must be the file's path under models/",
-                          expected=expected, found=model_id)
-        check.version(spec, "min_vllm_version", "model")
+        # model_id may differ from the path (an NVFP4 checkpoint of the model the path names)
+        check.string(spec, "model_id", "model")
+        _min_version(check, spec, "model")
         _args(check, spec, "base_args", "model")
         _env(check, spec, "base_env", "model")
     variants = check.mapping(data.get("variants"), "variants")
@@ -153,7 +156,7 @@ def check_model(
             if entry is None:
                 continue
             check.string(entry, "precision", path)
-            check.version(entry, "min_vllm_version", path)
+            _min_version(check, entry, path)
             _args(check, entry, "extra_args", path)
             _env(check, entry, "extra_env", path)
             _overrides(check, entry.get("hardware_overrides"), f"{path}.hardware_overrides",
@@ -192,14 +195,29 @@ def check_model(
         if name not in feature_block:
             check.problem(f"opt_in_features[{index}]", "not a feature", found=short(name))
     compatible = data.get("compatible_strategies")
-    if not isinstance(compatible, list) or not compatible:
-        check.problem("compatible_strategies", "must be a non-empty list of strategy ids",
+    if compatible is None:
+        compatible = []
+    if not isinstance(compatible, list):  # empty is valid: a vLLM-Omni model
+        check.problem("compatible_strategies", "must be a list of strategy ids",
                       found=short(compatible))
         compatible = []
     for index, ident in enumerate(compatible):
         if ident not in strategies:
             check.problem(f"compatible_strategies[{index}]", "not a strategy of strategies/",
                           expected=" | ".join(sorted(strategies)), found=short(ident))
+    for ident in (check.mapping(data.get("strategy_hardware") or {}, "strategy_hardware") or {}):
+        if ident not in strategies:
+            check.problem(f"strategy_hardware.{ident}", "not a strategy of strategies/",
+                          expected=" | ".join(sorted(strategies)))
+    for name, variant in (variants or {}).items():
+        chosen = variant.get("default_modes") if isinstance(variant, Mapping) else None
+        for feature_name, mode_name in (chosen or {}).items() if isinstance(chosen, Mapping) \
+                else ():
+            modes = (feature_block.get(feature_name) or {}).get("modes") \
+                if isinstance(feature_block.get(feature_name), Mapping) else None
+            if not isinstance(modes, Mapping) or mode_name not in modes:
+                check.problem(f"variants.{name}.default_modes.{feature_name}",
+                              "names no mode of a feature with modes", found=short(mode_name))
     if data.get("default_strategy") is not None and data["default_strategy"] not in compatible:
         check.problem("default_strategy", "not one of compatible_strategies",
                       found=short(data["default_strategy"]))
