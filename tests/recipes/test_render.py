@@ -229,3 +229,51 @@ def test_pitfalls_take_a_gpu_spec() -> None:
     assert "sm120-deepgemm-fork-without-sm120" in {p.id for p in found}
     assert pitfalls_for(gpu=parse_gpu_spec("h200:8"), engine="vllm",
                         libraries={"deep_gemm"}) == []
+
+
+SHIPPED_MULTI = ["vllm-recipes/deepseek-ai/deepseek-r1/default/h200/multi_node_tp",
+                 "vllm-recipes/deepseek-ai/deepseek-r1/default/h200/multi_node_dep",
+                 "vllm-recipes/moonshotai/kimi-k2-instruct/default/h200/multi_node_tp_pp"]
+
+
+@pytest.mark.parametrize("ident", SHIPPED_MULTI)
+def test_a_shipped_multi_node_recipe_is_a_valid_leaderworkerset(ident: str) -> None:
+    from kubernetes.client import ApiClient
+
+    recipe = load_recipes().require(ident)
+    assert recipe.match.nodes >= 2
+    result = render(recipe, "k8s")
+    manifest = yaml.safe_load(result.shell)
+    assert manifest == result.manifest
+    jsonschema.Draft7Validator(_crd_schema()).validate(manifest)
+    assert manifest["spec"]["leaderWorkerTemplate"]["size"] == recipe.match.nodes
+    worker = manifest["spec"]["leaderWorkerTemplate"]["workerTemplate"]
+    script = worker["spec"]["containers"][0]["command"][2]
+    assert "$HEAD_IP" not in script and "LWS_LEADER_ADDRESS" in script
+    if recipe.multinode == "dp":
+        assert '"$((LWS_WORKER_INDEX * 8))"' in script
+    else:
+        assert '"$LWS_WORKER_INDEX"' in script and "--headless" in script
+    client = ApiClient()
+    pod = _pod_template(client, worker)
+    assert client.sanitize_for_serialization(pod) == worker
+
+
+def test_a_prefill_decode_recipe_renders_a_pool_per_leaderworkerset() -> None:
+    recipe = load_recipes().require(
+        "vllm-recipes/deepseek-ai/deepseek-r1/default/h200/pd_cluster")
+    result = render(recipe, "k8s")
+    assert result.manifest is not None
+    items = result.manifest["items"]
+    kinds = [item["kind"] for item in items]
+    assert kinds == ["LeaderWorkerSet", "LeaderWorkerSet", "Deployment"]
+    for item in items[:2]:
+        jsonschema.Draft7Validator(_crd_schema()).validate(item)
+    router = items[2]["spec"]["template"]["spec"]["containers"][0]
+    assert "vllm-router" in router["command"][2]
+    names = {env["name"]: env["value"] for env in router["env"]}
+    assert names["PREFILL_NODE_1"].startswith("deepseek-r1-vllm-prefill-0.")
+    shell = render(recipe, "vllm").shell
+    for command in render(recipe, "vllm").commands:
+        assert shlex.split(shell_text(command.argv).replace("\\\n", "")) == command.argv
+    assert "CUDA_VISIBLE_DEVICES" in shell

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from servewise.knowledge.models import ModelFamily
     from servewise.plan.model import ModelInfo
     from servewise.plan.planner import Plan
-    from servewise.recipes import RecipeBook, RecipeMatch
+    from servewise.recipes import Recipe, RecipeBook, RecipeMatch
     from servewise.sources import SourceOptions
     from servewise.store import Store
 
@@ -78,6 +78,8 @@ class _State:
     checkpoint: str | None = None
     user_set: frozenset[str] = frozenset()
     """The settings the user gave (``--max-model-len``, flags after ``--``)."""
+    recipe: Recipe | None = None
+    """The recipe the settings start from (its multi-node mode and pools are rendered)."""
 
 
 def run_check(
@@ -181,7 +183,7 @@ def _start(request: CheckRequest, chosen: RecipeMatch | None,
                     else "recipe" if version else "none")
     settings = from_argv(recipe.engine, recipe.argv, version)
     return _State(recipe.engine, version, version_from, settings, findings, env=recipe.env,
-                  image=recipe.image, checkpoint=recipe.checkpoint)
+                  image=recipe.image, checkpoint=recipe.checkpoint, recipe=recipe)
 
 
 def _near_misses(request: CheckRequest, recipes: RecipeBook, ref: str, state: _State) -> None:
@@ -224,6 +226,10 @@ def _gate(request: CheckRequest, model: ModelInfo, state: _State,
     if gpu is None:
         state.findings.append(Finding("build", "warning", f"{request.gpu.name} is not in the "
                                       "GPU catalog: the kernel gate cannot judge the build"))
+        return report, None
+    if not gpu.is_cuda:
+        state.findings.append(Finding("build", "note", f"{gpu.name} is an {gpu.vendor.upper()} "
+                                      "GPU: the kernel gate judges CUDA builds only"))
         return report, None
     family = _family(model, request)
     result = gate(report, gpu, model=family.id if family else None)
@@ -444,7 +450,7 @@ def _family(model: ModelInfo, request: CheckRequest) -> ModelFamily | None:
 
 def _advise_gate(request: CheckRequest, model: ModelInfo, state: _State) -> None:
     gpu = request.gpu.gpu
-    if gpu is None:
+    if gpu is None or not gpu.is_cuda:
         return
     family = _family(model, request)
     target = state.image or ("<image or wheel>")
@@ -460,7 +466,7 @@ def _pitfalls(request: CheckRequest, state: _State, report: BuildReport | None,
     from servewise.recipes import pitfalls_for
 
     gpu = request.gpu.gpu
-    if gpu is None:
+    if gpu is None or not gpu.is_cuda:
         return
     libraries = None
     if report is not None:
@@ -508,8 +514,12 @@ def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str,
     settings = state.settings
     port = request.port if request.port is not None else settings.port
     flags = to_argv(state.engine, settings.replace(model=None, port=None), state.version)
+    recipe = state.recipe
     launch = Launch(engine=state.engine, model=state.checkpoint or model.ref,
                     argv=tuple(flags), env=state.env, image=state.image,
-                    nodes=request.nodes, gpus=_gpus_per_node(request, state))
+                    nodes=request.nodes, gpus=_gpus_per_node(request, state),
+                    multinode=recipe.multinode if recipe is not None else None,
+                    pools=recipe.pools if recipe is not None else (),
+                    router=recipe.router if recipe is not None else ())
     rendered = render(launch, fmt, port=port)
     return rendered.to_dict()

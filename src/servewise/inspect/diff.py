@@ -31,7 +31,7 @@ from typing import Any
 
 from servewise.inspect.engine_core import is_cuda_bearing
 from servewise.inspect.engine_version import BuildEngine, engine_version
-from servewise.inspect.gate import classify
+from servewise.inspect.gate import classify, cuda_cc
 from servewise.inspect.report import BuildReport, LibraryReport, sort_archs
 from servewise.knowledge.engines import EngineTable
 from servewise.knowledge.gpus import Gpu
@@ -377,7 +377,7 @@ def _verdict(library: LibraryReport | None, gpu: Gpu, table: LibraryTable) -> st
         return None
     ident = library.provenance.library_id
     known = table.get(ident) if ident and ident in table else None
-    return classify(library, gpu.cc, known)[0]
+    return classify(library, cuda_cc(gpu), known)[0]
 
 
 __all__ = [

@@ -143,7 +143,7 @@ class GateResult:
                 "id": self.gpu.id,
                 "name": self.gpu.name,
                 "compute_capability": str(self.gpu.cc),
-                "sm": f"sm_{self.gpu.cc.number}",
+                "sm": self.gpu.arch.sass_name,
             },
             "passed": self.passed,
             "strict": self.strict,
@@ -194,6 +194,14 @@ def _what_it_has(library: LibraryReport) -> str:
     if library.dispatch:
         parts.append("dispatch " + ", ".join(library.dispatch))
     return "; ".join(parts) or "nothing"
+
+
+def cuda_cc(gpu: Gpu) -> ComputeCapability:
+    """The GPU's CUDA compute capability; a GPU without CUDA (AMD) is a UsageError saying
+    that the gate judges CUDA builds only."""
+    gpu.arch  # raises for a GPU without CUDA  # noqa: B018
+    assert gpu.cc is not None
+    return gpu.cc
 
 
 def _reason(
@@ -327,6 +335,7 @@ def gate(
     the closest libraries of the build; a known library that is absent gets the
     build's closest libraries in :attr:`GateResult.closest`.
     """
+    cuda_cc(gpu)  # the gate judges CUDA builds: an AMD GPU is a UsageError
     table = libraries or load_library_table()
     wanted: dict[str, list[str]] = {}
     for name in require:
@@ -348,7 +357,7 @@ def gate(
                 reasons.extend(why)
                 satisfied.add(name)
         required_by = tuple(dict.fromkeys(reasons))
-        verdict, matching = classify(library, gpu.cc, known)
+        verdict, matching = classify(library, cuda_cc(gpu), known)
         verdicts.append(
             LibraryVerdict(
                 path=library.path,

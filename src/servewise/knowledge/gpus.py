@@ -51,6 +51,8 @@ FIELDS = frozenset(
         "nvidia_smi_mib",
         "nvidia_smi_source",
         "family",
+        "vendor",
+        "gfx_arch",
         "form_factor",
         "source",
         "notes",
@@ -59,7 +61,8 @@ FIELDS = frozenset(
 """Fields a ``[[gpu]]`` entry may set."""
 
 FAMILIES = frozenset(
-    {"turing", "ampere", "ada", "hopper", "blackwell", "rubin", "volta", "pascal"}
+    {"turing", "ampere", "ada", "hopper", "blackwell", "rubin", "volta", "pascal",
+     "cdna3", "cdna4"}
 )
 """Accepted ``family`` values."""
 
@@ -99,7 +102,8 @@ class Gpu:
     id: str
     name: str
     aliases: tuple[str, ...]
-    cc: ComputeCapability
+    cc: ComputeCapability | None
+    """The CUDA compute capability; None for a GPU that is not NVIDIA's (see ``vendor``)."""
     memory_bytes: int
     memory_vendor: str
     memory_type: str
@@ -116,6 +120,15 @@ class Gpu:
     nvidia_smi_bytes: int | None = None
     """Total memory as ``nvidia-smi`` prints it (MiB), where public output gives it."""
     nvidia_smi_source: str = ""
+    vendor: str = "nvidia"
+    """``nvidia`` or ``amd``: the kernel gate judges CUDA builds, so NVIDIA GPUs only."""
+    gfx_arch: str | None = None
+    """An AMD GPU's LLVM target (``gfx942``)."""
+
+    @property
+    def is_cuda(self) -> bool:
+        """Whether CUDA code runs on it (an NVIDIA GPU with a compute capability)."""
+        return self.cc is not None
 
     @property
     def source(self) -> str:
@@ -175,7 +188,13 @@ class Gpu:
 
     @property
     def arch(self) -> Arch:
-        """The plain SASS architecture of this GPU (``sm_120`` for CC 12.0)."""
+        """The plain SASS architecture of this GPU (``sm_120`` for CC 12.0); a GPU without
+        CUDA raises UsageError (the kernel gate judges CUDA builds only)."""
+        if self.cc is None:
+            raise UsageError(f"{self.name} is an {self.vendor.upper()} GPU ({self.gfx_arch}): "
+                             "servewise's kernel gate judges CUDA builds only",
+                             hint="plan and check work for it; read a ROCm build's kernels "
+                                  "with the vendor's tools (roc-obj-ls)", gpu=self.id)
         return Arch(self.cc.number)
 
     def to_dict(self) -> dict[str, Any]:
@@ -185,8 +204,10 @@ class Gpu:
             "name": self.name,
             "aliases": list(self.aliases),
             "device_names": list(self.device_names),
-            "compute_capability": str(self.cc),
-            "sm": self.arch.sass_name,
+            "compute_capability": str(self.cc) if self.cc else None,
+            "sm": self.arch.sass_name if self.cc else None,
+            "vendor": self.vendor,
+            "gfx_arch": self.gfx_arch,
             "legacy_compute_capability": str(self.legacy_cc) if self.legacy_cc else None,
             "memory_bytes": self.memory_bytes,
             "memory_vendor": self.memory_vendor,
@@ -310,6 +331,13 @@ def gpu_from_entry(entry: RawEntry) -> Gpu:
     if reader.has("nvidia_smi_mib"):
         smi = reader.positive_int("nvidia_smi_mib") * 2**20
         smi_source = reader.string("nvidia_smi_source")
+    vendor = reader.optional_string("vendor") or "nvidia"
+    if vendor not in ("nvidia", "amd"):
+        raise reader.error("vendor", "unknown vendor", expected="nvidia or amd", found=vendor)
+    gfx = reader.optional_string("gfx_arch") or None
+    if vendor == "amd" and (gfx is None or reader.has("compute_capability")):
+        raise reader.error("gfx_arch", "an AMD GPU has a gfx_arch and no compute_capability",
+                           expected='gfx_arch = "gfx942"')
     ident = reader.string("id")
     if normalize_name(ident) != ident:
         raise reader.error(
@@ -319,7 +347,7 @@ def gpu_from_entry(entry: RawEntry) -> Gpu:
         id=ident,
         name=reader.string("name"),
         aliases=reader.strings("aliases", required=False),
-        cc=_parse_cc(reader, "compute_capability"),
+        cc=_parse_cc(reader, "compute_capability") if vendor == "nvidia" else None,
         memory_bytes=memory_bytes,
         memory_vendor=reader.string("memory_vendor"),
         memory_type=reader.string("memory_type"),
@@ -333,6 +361,8 @@ def gpu_from_entry(entry: RawEntry) -> Gpu:
         driver_memory_source=driver_source,
         nvidia_smi_bytes=smi,
         nvidia_smi_source=smi_source,
+        vendor=vendor,
+        gfx_arch=gfx,
     )
 
 

@@ -28,6 +28,7 @@ file and the field path.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -278,10 +279,21 @@ def _check_argv(
                           found=short(item))
     if engine is None or check.problems:
         return
-    try:  # the shared flag table reads every flag it knows: a wrong value is an error
+    problem = argv_problem(engine, argv, version, table)
+    if problem is not None:
+        check.problem(path, problem[0], found=problem[1])
+
+
+@functools.lru_cache(maxsize=4096)
+def argv_problem(engine: str, argv: tuple[str, ...], version: str | None,
+                  table: FlagTable) -> tuple[str, str] | None:
+    """What the shared flag table refuses in ``argv`` (message, flag), or None: every flag
+    it knows must have a value of its kind (recipes share their flags: each argv once)."""
+    try:
         from_argv(engine, argv, version, table=table)
     except ServewiseError as exc:
-        check.problem(path, exc.message, found=str(exc.fields.get("flag") or ""))
+        return exc.message, str(exc.fields.get("flag") or "")
+    return None
 
 
 def _match(

@@ -40,10 +40,11 @@ from typing import Any
 
 import yaml
 
+from servewise.knowledge.flags import load_flag_table
 from servewise.knowledge.gpus import Gpu, GpuCatalog, load_gpu_catalog
 from servewise.recipes import vllm_synth as synth
 from servewise.recipes.library import user_recipe_dir
-from servewise.recipes.load import load_yaml, parse_recipe_document
+from servewise.recipes.load import argv_problem, load_yaml
 from servewise.recipes.model import image_parts
 from servewise.recipes.validate import Checker, Problem, RecipeDataError
 from servewise.recipes.vllm_schema import check_model, check_strategy, check_taxonomy
@@ -169,6 +170,7 @@ def gpu_for(profile_id: str, profile: Mapping[str, Any], catalog: GpuCatalog) ->
              re.sub(r"^dgx_(spark|station)_", "", stripped), stripped.split("_")[-1]]
     count = int(profile.get("gpu_count") or 1)
     per_gpu = synth.node_vram(profile) / count
+    names.insert(1, f"{stripped}_{round(per_gpu)}gb")
     for name in names:
         gpu = catalog.get(name) if name else None
         if gpu is not None and abs(gpu.memory_bytes / 1e9 - per_gpu) <= 0.15 * per_gpu:
@@ -445,6 +447,22 @@ def _model_files(path: Path, root: Path) -> list[Path]:
     return [resolved] if resolved.relative_to(root).parts[0] == "models" else []
 
 
+def _flag_problems(document: Mapping[str, Any], file: str) -> list[Problem]:
+    """The flags of the made recipes that the engine-flag table refuses, by model-file path
+    (every other field is the importer's own: recipe files are checked again when read)."""
+    table = load_flag_table()
+    problems = []
+    for recipe in document["recipes"]:
+        lists = [("argv", recipe["argv"])] + [(f"pools.{pool['role']}.argv", pool["argv"])
+                                               for pool in recipe.get("pools", ())]
+        for where, argv in lists:
+            found = argv_problem("vllm", tuple(argv), recipe.get("min_version"), table)
+            if found is not None:
+                problems.append(Problem(file, f"{recipe['id']}: {where}", found[0],
+                                        found=found[1]))
+    return problems
+
+
 def convert_vllm_recipes(
     path: Path, *, catalog: GpuCatalog | None = None, strict: bool = False,
 ) -> tuple[ImportReport, dict[str, str]]:
@@ -477,15 +495,13 @@ def convert_vllm_recipes(
             continue
         name = PREFIX + relative.removeprefix("models/").removesuffix(".yaml") \
             .replace("/", ".") + ".vllm.json"
-        try:
-            recipes = parse_recipe_document(document, name, catalog, user=True)
-        except RecipeDataError as error:  # a flag value the engine table refuses, …
-            report.problems += [Problem(str(file), p.path, p.message, p.expected, p.found)
-                                for p in error.problems]
+        refused = _flag_problems(document, str(file))
+        if refused:  # a flag value the engine table refuses (``--max-model-len four``)
+            report.problems += refused
             report.outcomes[relative] = "refused"
             continue
-        texts[name] = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
-        report.recipes[name] = len(recipes)
+        texts[name] = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+        report.recipes[name] = len(document["recipes"])
         report.outcomes[relative] = "imported"
     if strict and report.problems:
         raise RecipeDataError(report.problems, hint="nothing was imported (--strict); fix the "

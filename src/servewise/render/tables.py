@@ -100,7 +100,7 @@ def gate_table(result: GateResult) -> Table:
     """One row per library: verdict, status and reason."""
     gpu = result.gpu
     table = Table(
-        title=f"{result.ref} on {gpu.name} (CC {gpu.cc}, sm_{gpu.cc.number})",
+        title=f"{result.ref} on {gpu.name} (CC {gpu.cc}, {gpu.arch.sass_name})",
         title_justify="left",
     )
     table.add_column("library")
@@ -129,12 +129,12 @@ def gpus_table(gpus: tuple[Gpu, ...]) -> Table:
     table = Table(title="GPU catalog", title_justify="left")
     table.add_column("id")
     table.add_column("name")
-    table.add_column("CC")
+    table.add_column("CC / gfx")
     table.add_column("memory")
     table.add_column("family")
     table.add_column("aliases")
     for gpu in gpus:
-        table.add_row(Text(gpu.id), Text(gpu.name), str(gpu.cc),
+        table.add_row(Text(gpu.id), Text(gpu.name), str(gpu.cc) if gpu.cc else str(gpu.gfx_arch),
                       f"{gpu.memory_bytes / 1e9:.0f} GB", Text(gpu.family),
                       Text(", ".join(gpu.aliases)))
     return table
