@@ -7,6 +7,7 @@ time, 2 bad usage, 130 interrupted before the engine was ready.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -185,7 +186,7 @@ def launch(
             port = free_port()
         argv = fill(argv, port=port)
         argv, chosen = with_port(argv, engine, port)
-        prediction, why = _prediction(argv, environment, gpu, from_check)
+        prediction, why = _prediction(argv, {**os.environ, **environment}, gpu, from_check)
         run_id = new_run_id()
         if docker is not None:
             argv = docker_argv(docker, argv, engine, chosen, name=f"servewise-{run_id}",
