@@ -133,6 +133,16 @@ def sweep(
     ray_resource: Annotated[str, typer.Option(
         "--ray-resource", help="The Ray resource a configuration reserves one of per GPU: "
         "GPU, CPU (a CPU cluster standing in), or a custom resource name.")] = "GPU",
+    k8s: Annotated[Path | None, typer.Option(
+        "--k8s", metavar="FILE", help="Render the plan as Kubernetes Jobs (YAML, '-' for "
+        "stdout) from the recipes' LeaderWorkerSet pieces instead of running it.")] = None,
+    image: Annotated[str | None, typer.Option(
+        "--image", help="With --k8s: the engine image (default: the recipe's).")] = None,
+    bench_image: Annotated[str, typer.Option(
+        "--bench-image", help="With --k8s: an image with servewise installed, for the "
+        "benchmark container.")] = "servewise:latest",
+    namespace: Annotated[str | None, typer.Option(
+        "--namespace", help="With --k8s: the Jobs' namespace.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Launch, benchmark and stop each configuration for each workload; the recipe tables.
@@ -165,6 +175,8 @@ def sweep(
             plan = plan_from_flags(config or [], isl, osl, concurrency, rate,
                                    num_prompts=num_prompts, sla=sla, model=model, gpus=gpus,
                                    timeout_s=timeout)
+        if k8s is not None:
+            _render_k8s(plan, k8s, image, bench_image, namespace, as_json)
         if plot is not None:
             check_plot_path(plot)
         if markdown_file is not None:
@@ -215,6 +227,34 @@ def sweep(
     failed = any(t["status"] not in ("done", "pending") or t["failed_cells"]
                  for t in document["configurations"])
     raise typer.Exit(130 if status == "interrupted" else 1 if failed or late else 0)
+
+
+def _render_k8s(plan: Any, target: Path, image: str | None, bench_image: str,
+                namespace: str | None, as_json: bool) -> None:
+    """``--k8s FILE``: write the Jobs (nothing runs) and exit (1 when one was skipped)."""
+    import yaml
+
+    from servewise.sweep.k8s import render_jobs
+
+    jobs, skipped = render_jobs(plan, image=image, bench_image=bench_image,
+                                namespace=namespace)
+    text = yaml.safe_dump_all(jobs, sort_keys=False, width=100) if jobs else ""
+    if str(target) == "-":
+        if not as_json:
+            sys.stdout.write(text)
+    else:
+        try:
+            target.write_text(text, "utf-8")
+        except OSError as error:
+            raise UsageError(f"cannot write {target}: {error}", path=str(target),
+                             hint="give --k8s a writable file, or - for stdout") from None
+    for item in skipped:
+        say("skipped", "yellow", f"{item['configuration']}: {item['why']}")
+    if as_json:
+        emit_json({"jobs": jobs, "skipped": skipped})
+    elif str(target) != "-":
+        say("wrote", "dim", f"{len(jobs)} Job(s) to {target}")
+    raise typer.Exit(1 if skipped else 0)
 
 
 def _write_files(document: dict[str, Any], text: str, markdown_file: Path | None,

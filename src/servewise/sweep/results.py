@@ -231,7 +231,11 @@ def write_pareto_plot(document: dict[str, Any], path: Path) -> None:
     axis.set_ylabel("tokens/s per GPU (input + output)")
     axis.set_title(f"{document['plan']['name']} ({document['sweep_id']})")
     axis.grid(True, alpha=0.3)
-    axis.legend()
+    if axis.get_legend_handles_labels()[0]:
+        axis.legend()
+    else:
+        axis.text(0.5, 0.5, "no finished cell to draw", ha="center", va="center",
+                  transform=axis.transAxes)
     figure.tight_layout()
     try:
         figure.savefig(path)

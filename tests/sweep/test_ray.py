@@ -1,0 +1,118 @@
+"""``sweep --ray``: configurations as Ray tasks on a local cluster the test starts.
+
+The cluster is one head node (``ray start --head --block``, in its own process group, stopped
+at the end) with 2 CPUs standing in for GPUs (``--ray-resource CPU``). Two configurations
+reserving one each must run at once; a third that needs 3 cannot be placed on any node and is
+refused at once (Ray would wait for it forever). Afterwards no engine is left and every
+CPU of the cluster is free again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from servewise.cli import run
+from support.engine import free_port
+from support.sweeps import synthetic_command
+
+ray = pytest.importorskip("ray")
+
+RAY_BIN = Path(os.environ.get("VIRTUAL_ENV") or Path(__file__).resolve().parents[2] / ".venv"
+               ) / "bin" / "ray"
+
+
+@pytest.fixture
+def cluster() -> Iterator[str]:
+    """A one-node Ray cluster with 2 CPUs on 127.0.0.1; its address."""
+    if not RAY_BIN.exists():
+        pytest.skip(f"no ray command at {RAY_BIN}")
+    folder = tempfile.mkdtemp(prefix="sw-ray-", dir="/tmp")  # short: Ray's socket paths
+    port = free_port()
+    log = Path(folder) / "head.log"
+    with log.open("wb") as handle:
+        head = subprocess.Popen(
+            [str(RAY_BIN), "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
+             "--num-gpus=0", "--include-dashboard=false", "--disable-usage-stats",
+             "--node-ip-address=127.0.0.1", f"--temp-dir={folder}"],
+            stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+    try:
+        deadline = time.monotonic() + 120
+        while "Ray runtime started" not in log.read_text(errors="replace"):
+            if head.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("ray start failed:\n" + log.read_text(errors="replace")[-3000:])
+            time.sleep(0.25)
+        yield f"127.0.0.1:{port}"
+    finally:
+        head.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            head.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError):  # anything of its group still there
+            os.killpg(head.pid, signal.SIGKILL)
+        head.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+def test_two_configurations_at_once_on_a_local_cluster(
+        cluster: str, tmp_path: Path, store_dir: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    serving = synthetic_command(ttft_s=0.02, itl_s=0.02)
+    plan = tmp_path / "ray.yaml"
+    plan.write_text(yaml.safe_dump({
+        "name": "ray", "timeout": 60,
+        "configurations": [{"name": "one", "command": serving, "gpus": 1},
+                           {"name": "two", "command": serving, "gpus": 1},
+                           {"name": "too-big", "command": serving, "gpus": 3}],
+        "workloads": [{"isl": 16, "osl": 20, "concurrency": 2, "num_prompts": 8},
+                      {"isl": 32, "osl": 20, "concurrency": 4, "num_prompts": 8}],
+    }))
+    code = run(["sweep", str(plan), "--ray", cluster, "--ray-resource", "CPU", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 1  # too-big could not be placed; the others ran
+    tables = {t["match"]["configuration"]: t for t in document["configurations"]}
+    assert tables["too-big"]["status"] == "start_error"
+    assert "no node of the cluster has 3 CPU" in tables["too-big"]["message"]
+    one, two = tables["one"], tables["two"]
+    for table in (one, two):
+        assert table["status"] == "done", table
+        assert [r["workload"]["max_concurrency"] for r in table["speed"]] == [2, 4]
+        assert all(r["failed"] == 0 and r["ttft_ms"] >= 20 for r in table["speed"])
+    # they ran at once: each started before the other ended
+    assert one["started_at"] < two["ended_at"] and two["started_at"] < one["ended_at"]
+    state = json.loads((tmp_path / "ray.sweep.json").read_text())
+    records = [state["configurations"][t["configuration_key"]] for t in (one, two)]
+    for record in records:
+        assert record["ray"]["resource"] == "CPU" and record["worker_pid"] != os.getpid()
+        assert not alive(record["launch"]["pid"])  # the engine is gone
+        assert "listening on" in Path(record["ray"]["local_log"]).read_text()  # streamed back
+    # nothing left running on the cluster: every CPU is free again
+    ray.init(address=cluster, log_to_driver=False, logging_level="WARNING")
+    try:
+        deadline = time.monotonic() + 30
+        while ray.available_resources().get("CPU") != 2.0 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert ray.available_resources().get("CPU") == 2.0
+    finally:
+        ray.shutdown()
