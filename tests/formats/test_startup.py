@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from servewise.formats.startup import StartupReader, read_startup
+from servewise.formats.startup import StartupReader, logged_command, read_startup
 from support.configs import shared_dir
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "diagnose"
@@ -157,3 +159,37 @@ def test_noise_gives_nothing() -> None:
     facts = read_startup("Triton is installed, but doesn't include CPU backend.\n"
                          "version mismatch somewhere\nmodel loading...\n")
     assert facts.figures() == {} and facts.engine is None and not facts.ready
+
+
+_LINE_PIECES = st.sampled_from([
+    "INFO 12-03 07:25:26 [x.py:1] ", "[2025-04-14 15:28:01 TP0] ", "GPU KV cache size: ",
+    "Maximum concurrency for ", " tokens per request: ", "Model loading took ", " GiB and ",
+    "Load weight end. ", "mem usage=", " GB", "KV Cache is allocated. #tokens: ", ", K size: ",
+    "non-default args: {", "'model': ", "}", "$ ", "estimated maximum model length is ",
+    "Free memory on device (", "/", " GiB) on startup", "x", "1,0", "-3.5", ",", "(", ")",
+    "Application startup complete.", "█  version ", "sglang ", "99-99 99:99:99 "])
+
+
+@given(st.lists(st.lists(_LINE_PIECES | st.text(max_size=8), max_size=12).map("".join),
+                max_size=20))
+@settings(max_examples=120, deadline=None)
+def test_any_text_reads_without_error(lines: list[str]) -> None:
+    facts = read_startup(lines)
+    assert facts.lines == len(lines)
+    assert all(isinstance(v, int | float) for v in facts.figures().values())
+    command = logged_command(lines)
+    assert command is None or all(isinstance(token, str) for token in command)
+
+
+def test_the_command_a_log_states() -> None:
+    cpu = logged_command((DATA / "logs" / "vllm_cpu_healthy.log").read_text())
+    assert cpu is not None and cpu[1:3] == ["-m", "vllm.entrypoints.openai.api_server"]
+    assert cpu[cpu.index("--model") + 1] == "/tmp/i7cap/m64"
+    gpu = logged_command((DATA / "logs" / "vllm_healthy_request_400.log").read_text())
+    assert gpu == ["vllm", "serve", "Qwen/Qwen2.5-1.5B-Instruct", "--host", "0.0.0.0", "--port",
+                   "8000", "--max-model-len", "4096"]
+    assert logged_command(["INFO non-default args: {'model': '/m', 'enforce_eager': True, "
+                           "'served_model_name': ['a', 'b'], 'quantization': None}"]) == [
+        "vllm", "serve", "/m", "--enforce-eager", "--served-model-name", "a", "b"]
+    assert logged_command(["INFO non-default args: {broken"]) is None
+    assert logged_command(["no command here"]) is None

