@@ -32,7 +32,8 @@ def engine_command(python: Path, model: Path, seqs: int) -> list[str]:
 @pytest.mark.engine
 def test_two_configurations_by_two_workloads(engine_python: Path, tiny_model_dir: Path,
                                              tmp_path: Path, store_dir: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+                                             capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     plan = tmp_path / "tiny.yaml"
     plan.write_text(yaml.safe_dump({
         "name": "tiny-llama-cpu", "timeout": 300, "seed": 7, "gpus": 1,
@@ -69,6 +70,13 @@ def test_two_configurations_by_two_workloads(engine_python: Path, tiny_model_dir
     for record in state["configurations"].values():
         with pytest.raises(ProcessLookupError):
             os.kill(record["launch"]["pid"], 0)
+    # a configuration's launch and its cells' runs save as a recipe (`recipe save`)
+    monkeypatch.setenv("SERVEWISE_DATA_DIR", str(tmp_path / "data"))
+    save = document["configurations"][0]["recipe_save"].split()
+    assert save[:3] == ["servewise", "recipe", "save"] and save.count("--bench") == 2
+    assert run([*save[1:-2], "--gpu", "h100:1", "--json"]) == 0
+    saved = json.loads(capsys.readouterr().out)
+    assert Path(saved["file"]).is_relative_to(tmp_path / "data")
     # Kept for docs/sweep.md: the real table of this sweep.
     out = os.environ.get("SERVEWISE_SWEEP_TABLE")
     if out:

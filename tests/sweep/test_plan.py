@@ -129,7 +129,8 @@ def test_tables_markdown_pareto_and_plot(tmp_path: Path) -> None:
     state = SweepState.open(tmp_path / "s.json", plan.to_dict())
     first, second = plan.configurations
     state.put_configuration(first.key, {"name": "tp8", "status": "done", "gpus": 8,
-                                        "launch": {"outcome": "ready", "time_to_ready_s": 80}})
+                                        "launch": {"outcome": "ready", "time_to_ready_s": 80,
+                                                   "run_id": "launch-1", "engine": "vllm"}})
     state.put_cell(cell_key(first, plan.workloads[0]), {
         "status": "done", "run_ids": ["bench-1"],
         "results": [entry(1, 100.0, 10.0, 500.0), entry(16, 300.0, 20.0, 4000.0)]})
@@ -145,7 +146,8 @@ def test_tables_markdown_pareto_and_plot(tmp_path: Path) -> None:
         "workload": entry(16, 0, 0, 0)["workload"], "ttft_ms": 300.0, "tpot_ms": 20.0,
         "tokens_per_sec_per_gpu": 4000.0, "output_tokens_per_sec": round(4000 / 9, 2),
         "tokens_per_sec_per_user": 50.0, "completed": 10, "failed": 0, "run_id": "bench-1"}
-    assert dp8["status"] == "failed" and dp8["speed"] == []
+    assert dp8["status"] == "failed" and dp8["speed"] == [] and dp8["recipe_save"] is None
+    assert tp8["recipe_save"] == "servewise recipe save launch-1 --bench bench-1 --gpu GPU"
     assert [p["tokens_per_sec_per_user"] for p in document["pareto"]] == [50.0, 100.0]
     text = markdown(document)
     assert "| 1024 | 128 | 16 | 300.0 | 20.0 | 4,000.0 | 50.0 | 0 | `bench-1` |" in text

@@ -76,6 +76,12 @@ def cookbook(plan: SweepPlan, state: SweepState) -> list[dict[str, Any]]:
                         "limits", "best", "status", "smallest_failing")}
                 speed.append(row)
         launch = recorded.get("launch") or {}
+        save = None
+        if recorded.get("status") == "done" and launch.get("engine") in ("vllm", "sglang"):
+            cited = dict.fromkeys(r["run_id"] for r in speed if r["run_id"])
+            save = " ".join(["servewise recipe save", str(launch.get("run_id")),
+                             *(f"--bench {run}" for run in cited),
+                             f"--gpu {config.check_gpu}" if config.check_gpu else "--gpu GPU"])
         tables.append({
             "match": {"configuration": config.name},
             "configuration_key": config.key,
@@ -87,6 +93,7 @@ def cookbook(plan: SweepPlan, state: SweepState) -> list[dict[str, Any]]:
                                                         "time_to_ready_s", "root_cause",
                                                         "log_path")} if launch else None,
             "check": recorded.get("check"),
+            "recipe_save": save,
             "started_at": recorded.get("started_at"), "ended_at": recorded.get("ended_at"),
             "latencyPercentile": PERCENTILE.upper(),
             "speed": speed,
@@ -177,6 +184,8 @@ def markdown(document: dict[str, Any]) -> str:
                     f"{_cell(row['tokens_per_sec_per_user'])} | {row['failed']} | "
                     f"`{row['run_id']}` |")
             lines.append("")
+        if table.get("recipe_save"):
+            lines += [f"Save as a recipe: `{table['recipe_save']}`", ""]
         for failure in table["failed_cells"]:
             lines += [f"Cell {failure['workload']} failed: {failure['message']}", ""]
     if document["pareto"]:

@@ -191,9 +191,10 @@ def _check(config: Configuration, argv: Sequence[str], sink: Sink) -> bool:
     return report.will_start
 
 
-def _launch_record(result: LaunchResult) -> dict[str, Any]:
+def _launch_record(result: LaunchResult, engine: str | None) -> dict[str, Any]:
     cause = result.root_cause()
-    return {"run_id": result.run_id, "outcome": result.outcome, "message": result.message,
+    return {"run_id": result.run_id, "engine": engine, "outcome": result.outcome,
+            "message": result.message,
             "time_to_ready_s": result.time_to_ready_s, "log_path": result.log_path,
             "pid": result.pid, "exit_code": result.exit_code, "stopped": result.stopped,
             "kv_numbers": result.numbers, "hint": result.hint,
@@ -270,7 +271,7 @@ def run_configuration(plan: SweepPlan, config: Configuration, workloads: Sequenc
     assert final is not None
     document = {**base, **final.to_dict(), "start_time": run.start_time}
     sink.launch(document)
-    launched = _launch_record(final)
+    launched = _launch_record(final, engine)
     record = {"name": name, "status": status if final.ready or interrupted else final.outcome,
               "message": message or final.message, "ended_at": time.time(),
               "launch": launched}
