@@ -97,3 +97,12 @@ def test_save_then_check_prefers_it_and_show_prints_the_evidence(
     assert "952,032" in capsys.readouterr().out
     assert run(["recipe", "save", "launch-nothing", "--gpu", "h100:1", "--json"]) == 2
     assert "no launch" in json.loads(capsys.readouterr().out)["message"]
+
+
+def test_the_served_model_list_names_the_model_last(folders: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    launch = {**_launch(capsys), "prediction": None, "models": ["tiny", "org/served-name"]}
+    saved = recipe_from_run(launch, engine_args=["--port", "8000"], gpu="h100")
+    assert saved.recipe.match.model == "org/served-name"
+    with pytest.raises(UsageError, match="names no model"):
+        recipe_from_run({**launch, "models": ["tiny"]}, engine_args=[], gpu="h100")

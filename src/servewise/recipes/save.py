@@ -123,8 +123,10 @@ def recipe_from_run(
 ) -> SavedRecipe:
     """The verified recipe of a ready launch (see the module's docstring).
 
-    ``engine_args`` are the launch's arguments after the engine's entry point; ``gpu`` is a
-    catalog id or name (from ``--gpu``, NVML or the launch), ``gpu_count`` the GPUs it used;
+    ``engine_args`` are the launch's arguments after the engine's entry point; the model is
+    ``model``, else the prediction's, else the command's, else the served model list's (an
+    ``org/name`` among ``/v1/models``); ``gpu`` is a catalog id or name (from ``--gpu``, NVML
+    or the launch), ``gpu_count`` the GPUs it used;
     ``device`` what NVML or the log said of the driver and GPU (``driver``, ``gpu_name``).
     """
     if launch.get("outcome") != "ready" and not launch.get("ready"):
@@ -139,7 +141,8 @@ def recipe_from_run(
     evidence = launch.get("evidence") or {}
     observed = evidence.get("observed") or {}
     checkpoint, flags = engine_flags(engine_args)
-    name = model or prediction.get("model") or checkpoint
+    served = [m for m in launch.get("models") or [] if isinstance(m, str) and "/" in m]
+    name = model or prediction.get("model") or checkpoint or (served[0] if served else None)
     if not name:
         raise UsageError("the launch names no model", hint="give --model ORG/NAME")
     if "/" not in name:
