@@ -23,9 +23,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from servewise.check.report import PARTS, CheckReport, Finding
-from servewise.check.settings import plan_settings, with_layout
+from servewise.check.settings import (
+    plan_settings,
+    unmodelled_speculative,
+    with_layout,
+    without_speculative,
+)
 from servewise.errors import UsageError
-from servewise.knowledge.flags import EngineSettings, from_argv, to_argv
+from servewise.knowledge.flags import AUTO, EngineSettings, from_argv, to_argv
 from servewise.recipes.renderers import FORMATS
 
 if TYPE_CHECKING:
@@ -80,6 +85,8 @@ class _State:
     """The settings the user gave (``--max-model-len``, flags after ``--``)."""
     recipe: Recipe | None = None
     """The recipe the settings start from (its multi-node mode and pools are rendered)."""
+    auto_len: int | None = None
+    """The context ``--max-model-len auto`` comes to (vLLM fits it to the KV memory)."""
 
 
 def run_check(
@@ -120,7 +127,14 @@ def run_check(
         _near_misses(request, recipes, model.ref, state)
     report: BuildReport | None = None
     gate: GateResult | None = None
-    if request.build is not None:
+    cuda = request.gpu.gpu is None or request.gpu.gpu.is_cuda
+    if request.build is not None and not cuda:
+        assert request.gpu.gpu is not None
+        state.findings.append(Finding(
+            "build", "note", f"{request.gpu.gpu.name} is an {request.gpu.gpu.vendor.upper()} "
+            f"GPU: the kernel gate judges CUDA builds only, so --build {request.build} is "
+            "not read"))
+    elif request.build is not None:
         report, gate = _gate(request, model, state, scan, store, options)
     _apply_user(request, state)
     _apply_rules(request, model, state)
@@ -226,10 +240,6 @@ def _gate(request: CheckRequest, model: ModelInfo, state: _State,
     if gpu is None:
         state.findings.append(Finding("build", "warning", f"{request.gpu.name} is not in the "
                                       "GPU catalog: the kernel gate cannot judge the build"))
-        return report, None
-    if not gpu.is_cuda:
-        state.findings.append(Finding("build", "note", f"{gpu.name} is an {gpu.vendor.upper()} "
-                                      "GPU: the kernel gate judges CUDA builds only"))
         return report, None
     family = _family(model, request)
     result = gate(report, gpu, model=family.id if family else None)
@@ -339,12 +349,19 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
         settings.tensor_parallel_size, settings.pipeline_parallel_size,
         settings.data_parallel_size))
     memory_key = "mem_fraction_static" if state.engine == "sglang" else "gpu_memory_utilization"
+    unknown = unmodelled_speculative(state.engine, settings)
+    if unknown is not None:
+        state.findings.append(Finding(
+            "memory", "note", f"speculative method {unknown!r} is not modelled: the plan leaves "
+            "out its draft weights and KV pages (the command keeps it)"))
     try:
-        planned = plan_settings(state.engine, settings, state.version, model)
+        planned = plan_settings(state.engine, _modelled(state), state.version, model)
         plan = make_plan(model, request.gpu, planned,
                          load_engine_constants(), gpus_per_node=request.gpu.count,
                          nodes=request.nodes, explicit_layout=layout_given,
                          given=_given_flags(settings))
+        if settings.max_model_len == AUTO:
+            plan = _auto_length(request, model, state, plan)
     except UsageError as error:
         state.findings.append(Finding("memory", "error", error.message, fix=error.hint))
         return None
@@ -412,6 +429,31 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
     return plan
 
 
+def _modelled(state: _State) -> EngineSettings:
+    """The settings the planner is given: an unknown speculative method left out."""
+    if unmodelled_speculative(state.engine, state.settings) is None:
+        return state.settings
+    return without_speculative(state.settings)
+
+
+def _auto_length(request: CheckRequest, model: ModelInfo, state: _State, plan: Plan) -> Plan:
+    """``--max-model-len auto``: vLLM keeps the model's own length when one request of it
+    fits the KV memory, else lowers it to the largest that fits (vllm-project/vllm#29431,
+    ``Auto-fit max_model_len`` in vllm/v1/core/kv_cache_utils.py)."""
+    largest = plan.recommendation.get("largest_context_tokens")
+    own = model.spec.max_position
+    if plan.startup.fits or not largest:
+        state.findings.append(Finding("settings", "note", "--max-model-len auto keeps the "
+                                      f"model's own {plan.startup.max_model_len:,} tokens "
+                                      "(one request of it fits the KV cache)"))
+        return plan
+    state.auto_len = int(largest)
+    state.findings.append(Finding("settings", "note", f"--max-model-len auto: vLLM lowers the "
+                                  f"context from {own or 'the model maximum'} to the "
+                                  f"{state.auto_len:,} tokens that fit the KV cache"))
+    return _replan(request, model, state, plan)
+
+
 def _headroom(plan: Plan) -> str:
     headroom = plan.recommendation.get("headroom_bytes")
     return f"{headroom / GIB:.2f} GiB" if headroom else "room"
@@ -421,8 +463,10 @@ def _replan(request: CheckRequest, model: ModelInfo, state: _State, previous: Pl
     from servewise.knowledge.accounting import load_engine_constants
     from servewise.plan.planner import make_plan
 
-    settings = plan_settings(state.engine, state.settings, state.version, model)
+    settings = plan_settings(state.engine, _modelled(state), state.version, model)
     settings = replace(settings, layout=previous.settings.layout)
+    if state.auto_len is not None:
+        settings = replace(settings, max_model_len=state.auto_len)
     return make_plan(model, request.gpu, settings, load_engine_constants(),
                      gpus_per_node=request.gpu.count, nodes=request.nodes,
                      explicit_layout=True, given=_given_flags(state.settings))
@@ -507,6 +551,7 @@ def _gpus_per_node(request: CheckRequest, state: _State) -> int:
 
 def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str, Any]:
     from servewise.recipes import Launch, render
+    from servewise.recipes.renderers import with_node_flags
 
     if request.image is not None:
         state.image = request.image
@@ -515,11 +560,14 @@ def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str,
     port = request.port if request.port is not None else settings.port
     flags = to_argv(state.engine, settings.replace(model=None, port=None), state.version)
     recipe = state.recipe
+    pools = recipe.pools if recipe is not None else ()
+    if pools and request.flags:  # the user's own flags go to every pool
+        pools = tuple(replace(pool, argv=tuple(with_node_flags(pool.argv, request.flags)))
+                      for pool in pools)
     launch = Launch(engine=state.engine, model=state.checkpoint or model.ref,
                     argv=tuple(flags), env=state.env, image=state.image,
                     nodes=request.nodes, gpus=_gpus_per_node(request, state),
                     multinode=recipe.multinode if recipe is not None else None,
-                    pools=recipe.pools if recipe is not None else (),
-                    router=recipe.router if recipe is not None else ())
+                    pools=pools, router=recipe.router if recipe is not None else ())
     rendered = render(launch, fmt, port=port)
     return rendered.to_dict()

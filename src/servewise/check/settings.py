@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from servewise.knowledge.flags import EngineSettings
+from servewise.knowledge.flags import AUTO, EngineSettings
 from servewise.plan.model import ModelInfo
 from servewise.plan.speculative import parse_speculative, resolve_speculative
 from servewise.plan.startup import Settings
@@ -39,6 +39,31 @@ def _speculative_json(engine: str, settings: EngineSettings) -> str | None:
     return json.dumps(data)
 
 
+def unmodelled_speculative(engine: str, settings: EngineSettings) -> str | None:
+    """The speculative method of ``settings`` when the planner does not know it (the recipe
+    databases use methods newer than the planner, ``dspark``), else None."""
+    from servewise.errors import UsageError
+
+    text = _speculative_json(engine, settings)
+    if text is None:
+        return None
+    try:
+        parse_speculative(text)
+    except UsageError as error:
+        if "unknown method" in error.message:
+            return str(error.fields.get("found"))
+        raise
+    return None
+
+
+def without_speculative(settings: EngineSettings) -> EngineSettings:
+    """``settings`` with no speculative decoding (what the planner models of an unknown one)."""
+    return settings.replace(speculative_config=None, speculative_algorithm=None,
+                            speculative_num_steps=None, speculative_eagle_topk=None,
+                            speculative_num_draft_tokens=None,
+                            speculative_draft_model_path=None)
+
+
 def plan_settings(engine: str, settings: EngineSettings, version: str | None,
                   model: ModelInfo | None = None,
                   load: Callable[[str], ModelInfo] | None = None) -> Settings:
@@ -62,7 +87,7 @@ def plan_settings(engine: str, settings: EngineSettings, version: str | None,
         layout=Parallel(tp, pp, dp, expert, dp_attention=dp_attention),
         kv_cache_dtype=settings.kv_cache_dtype or "auto",
         block_size=settings.block_size,
-        max_model_len=settings.max_model_len,
+        max_model_len=None if settings.max_model_len == AUTO else settings.max_model_len,
         max_num_seqs=settings.max_num_seqs,
         max_num_batched_tokens=settings.max_num_batched_tokens,
         gpu_memory_utilization=settings.gpu_memory_utilization,

@@ -208,6 +208,7 @@ def _catalog_gpu(text: str) -> Gpu:
     if spec.gpu is None:  # only "cpu" gets here without a catalog entry
         raise UsageError(f"--gpu {text!r} names no GPU: the kernel gate needs a catalog GPU",
                          hint="`servewise gpus` lists the names --gpu accepts", found=text)
+    spec.gpu.arch  # a GPU without CUDA (AMD) is refused before the build is read  # noqa: B018
     return spec.gpu
 
 

@@ -236,9 +236,10 @@ def render_command(
     model_dir: Annotated[str | None, typer.Option(
         "--model-dir", show_default=False,
         help="A local folder of the weights (docker mounts it read-only at /model).")] = None,
-    multinode: Annotated[str, typer.Option(
-        "--multinode", help="Several vLLM nodes: mp (vLLM's --nnodes/--node-rank) or ray.")]
-        = "mp",
+    multinode: Annotated[str | None, typer.Option(
+        "--multinode", show_default=False,
+        help="Several vLLM nodes: mp (vLLM's --nnodes/--node-rank), ray, or dp "
+             "(data-parallel ranks per node); default: the recipe's own, else mp.")] = None,
     namespace: Annotated[str | None, typer.Option("--namespace", show_default=False,
                                                   help="k8s: the namespace.")] = None,
     as_json: JsonOption = False,
@@ -264,24 +265,28 @@ def render_command(
 
 @recipe_app.command("import")
 def import_command(
-    path: Annotated[Path, typer.Argument(help="A clone of vllm-project/recipes, or a file of it.",
-                                         show_default=False)],
+    path: Annotated[Path, typer.Argument(
+        help="A clone of vllm-project/recipes or of sgl-project/sglang (its cookbook), or a "
+             "file of one.", show_default=False)],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Check and count; write nothing.")]
         = False,
     strict: Annotated[bool, typer.Option(
         "--strict", help="All or nothing: any refused file imports nothing (for CI).")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Import vLLM's recipe database into $SERVEWISE_DATA_DIR/recipes/.
+    """Import vLLM's recipe database or SGLang's cookbook into $SERVEWISE_DATA_DIR/recipes/.
 
-    Every model file is imported, skipped as out of scope (with why) or refused as broken
-    (every problem by file and field); the rest is imported all the same. Exit 1 when a file
-    was refused, 0 otherwise.
+    A folder with docs_new/src/snippets/configs is read as SGLang's cookbook, anything else
+    as vLLM's recipe database. Every model file is imported, skipped as out of scope (with
+    why) or refused as broken (every problem by file and field); the rest is imported all the
+    same. Exit 1 when a file was refused, 0 otherwise.
     """
+    from servewise.recipes.sglang_import import find_configs, import_sglang_cookbook
     from servewise.recipes.vllm_import import import_vllm_recipes
 
+    importer = import_sglang_cookbook if find_configs(path) is not None else import_vllm_recipes
     try:
-        report = import_vllm_recipes(path, dry_run=dry_run, strict=strict)
+        report = importer(path, dry_run=dry_run, strict=strict)
     except ServewiseError as error:
         fail(error, as_json)
     if as_json:

@@ -3,9 +3,10 @@
 :meth:`RecipeBook.match` answers "which recipe fits this model on these GPUs with this
 engine?" with a ranked list of :class:`RecipeMatch`, each saying why it matched and
 why it ranks where it does. Ranking, best first: the exact checkpoint over the model
-family over a near name; then status (verified, in-progress, estimated, unsupported);
-then the exact GPU over one with the same chip and memory; then the recipe that uses
-more of the GPUs you have; then the newer engine version.
+family over a near name; then status (verified, in-progress, estimated, unsupported), a recipe run end to end before
+a derived one; then the exact GPU over one with the same chip and memory; then one engine
+before a prefill/decode cluster, and the strategy vLLM's site recommends first; then the
+recipe that uses more of the GPUs you have; then the newer engine version.
 """
 
 from __future__ import annotations
@@ -78,6 +79,13 @@ def model_match(recipe: Recipe, query: str) -> str | None:
 
 
 _MODEL_ORDER = {"checkpoint": 0, "model": 1, "near": 2}
+
+STRATEGY_ORDER = {"single_node_tp": 0, "single_node_tep": 1, "single_node_dep": 2,
+                  "multi_node_tp": 3, "multi_node_tep": 4, "multi_node_dep": 5,
+                  "multi_node_tp_pp": 6, "multi_node_tp_dp": 7, "pd_cluster": 9}
+"""vLLM's recipe strategies in the order its site recommends them (``recommendStrategy`` in
+``src/lib/command-synthesis.js``: tensor parallel first, the advanced layouts opted into;
+prefill/decode last, since it is a cluster of engines). Other names rank first."""
 
 
 def _version_key(recipe: Recipe) -> tuple[int, Version]:
@@ -279,7 +287,8 @@ class RecipeBook:
         if recipe.status == "unsupported":
             reasons.append("known NOT to work: kept to warn you")
         key = (_MODEL_ORDER[how], STATUSES.index(recipe.status), recipe.derived,
-               hw_how != "exact", idle,
+               hw_how != "exact", bool(recipe.pools),
+               STRATEGY_ORDER.get(recipe.match.strategy or "", 0), idle,
                _negate(_version_key(recipe)), _Desc(recipe.provenance.date or ""), recipe.id)
         return RecipeMatch(recipe=recipe, reasons=tuple(reasons), rank_key=key,
                            model_match=how, hw_match=hw_how)
