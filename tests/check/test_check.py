@@ -247,7 +247,7 @@ def test_without_a_fitting_recipe_the_near_ones_say_what_differs(
 
 def test_a_gpu_described_by_its_memory_is_planned_without_recipes(
         capsys: pytest.CaptureFixture[str]) -> None:
-    code, report = _check(capsys, "llama-3.1-8b-instruct", "--gpu", "mi300x:1",
+    code, report = _check(capsys, "llama-3.1-8b-instruct", "--gpu", "gaudi3:1",
                           "--gpu-memory", "192GB", "--compute-capability", "9.4")
     assert code == 0
     assert report["recipe"] is None

@@ -109,7 +109,7 @@ def test_bad_input_exits_2(args: list[str], message: str,
 
 
 def test_unknown_gpu_with_memory_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run("plan", "llama-3.1-8b-instruct", "--gpu", "mi300x:1", "--gpu-memory",
+    code, out, _ = _run("plan", "llama-3.1-8b-instruct", "--gpu", "gaudi3:1", "--gpu-memory",
                         "192GiB", "--compute-capability", "9.4", "--max-model-len", "8192",
                         "--json", capsys=capsys)
     data = json.loads(out)

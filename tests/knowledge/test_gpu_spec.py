@@ -23,11 +23,11 @@ def test_bad_counts(text: str) -> None:
 
 
 def test_user_memory_and_unknown_gpu() -> None:
-    spec = parse_gpu_spec("mi300x:8", memory="192GB", capability="9.4")
+    spec = parse_gpu_spec("gaudi3:8", memory="192GB", capability="9.4")
     assert spec.gpu is None and spec.memory_bytes == 192 * 10**9 and spec.memory_source == "user"
     assert str(spec.compute_capability) == "9.4"
     with pytest.raises(UsageError):
-        parse_gpu_spec("mi300x:8")
+        parse_gpu_spec("gaudi3:8")
 
 
 def test_sizes() -> None:

@@ -15,8 +15,7 @@ from servewise.knowledge.gpus import FIELDS, Gpu, compact_name, normalize_name
 from support.knowledge import raw_entries
 
 REQUIRED = (
-    "id", "name", "compute_capability", "memory_vendor", "memory_type", "family",
-    "form_factor", "source",
+    "id", "name", "memory_vendor", "memory_type", "family", "form_factor", "source",
 )
 
 
@@ -34,8 +33,12 @@ def test_every_entry_is_valid(entry: dict[str, Any]) -> None:
     sources = entry["source"] if isinstance(entry["source"], list) else [entry["source"]]
     assert sources and all(looks_like_source(s) for s in sources)
     assert any(s.startswith("https://") for s in sources), "each GPU cites a web page"
-    cc = ComputeCapability.parse(entry["compute_capability"])
-    assert str(cc) == entry["compute_capability"]
+    if entry.get("vendor", "nvidia") == "amd":  # no CUDA: its LLVM target instead
+        assert "compute_capability" not in entry and entry["gfx_arch"].startswith("gfx")
+        assert entry["family"] in ("cdna3", "cdna4")
+    else:
+        cc = ComputeCapability.parse(entry["compute_capability"])
+        assert str(cc) == entry["compute_capability"]
     if "legacy_compute_capability" in entry:
         ComputeCapability.parse(entry["legacy_compute_capability"])
     assert ("memory_bytes" in entry) != ("memory_gib" in entry)
@@ -295,3 +298,15 @@ def test_no_memory_source_is_a_held_out_source() -> None:
             continue
         for kind in ("issues", "pull"):
             assert f"github.com/{repo.strip()}/{kind}/{number.strip()} " not in cited + " ", line
+
+
+def test_an_amd_gpu_has_no_compute_capability_and_the_gate_says_so() -> None:
+    from servewise.errors import UsageError
+    from servewise.knowledge.gpus import load_gpu_catalog
+
+    gpu = load_gpu_catalog().find("MI300X")
+    assert gpu.cc is None and not gpu.is_cuda and gpu.gfx_arch == "gfx942"
+    assert gpu.to_dict()["sm"] is None and gpu.to_dict()["vendor"] == "amd"
+    with pytest.raises(UsageError, match="judges CUDA builds only"):
+        gpu.arch  # noqa: B018
+    assert load_gpu_catalog().find("rtx-pro-6000").is_cuda
