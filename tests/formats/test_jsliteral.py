@@ -155,7 +155,8 @@ def test_the_cookbook_fixtures_read_whole() -> None:
     assert len(files) >= 6
     for file in files:
         module = read_module(file.read_bytes(), source=file.name)
-        name = "benchmarks" if file.stem.endswith("-benchmarks") else "config"
+        name = "benchmarks" if file.stem.endswith("-benchmarks") else \
+            "srtSlurmConfig" if file.stem.endswith("-srt-slurm") else "config"
         assert module.exports == (name,), file
         assert module.unknown == (), file
     config = read_module((CONFIGS / "meituan-longcat" / "longcat-2.0.jsx").read_text()) \

@@ -44,20 +44,33 @@ def _edit(clone: Path, relative: str, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), "utf-8")
 
 
-def test_every_cell_of_the_clone_is_a_recipe(user_dir: Path) -> None:
+def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
     report = import_sglang_cookbook(CLONE, user_dir=user_dir)
     assert report.exit_code == 0 and report.problems == []
     assert report.outcomes == {"CohereLabs/command-a-plus.jsx": "imported",
                                "LiquidAI/lfm2.5.jsx": "imported",
-                               "meituan-longcat/longcat-2.0.jsx": "imported"}
+                               "baidu/unlimited-ocr.jsx": "imported",
+                               "deepreinforce-ai/ornith-1.0.jsx": "imported",
+                               "deepseek-ai/deepseek-v4-srt-slurm.jsx": "out of scope",
+                               "meituan-longcat/longcat-2.0.jsx": "imported",
+                               "moonshotai/kimi-k2.6.jsx": "imported"}
     assert set(report.benchmark_outcomes.values()) == {"imported"}
-    assert len(report.benchmark_outcomes) == 3
-    assert sum(report.recipes.values()) == 10 + 21 + 4     # every cell: all GPUs are known
-    assert len(report.written) == 9                        # a file per model variant
-    assert report.skipped == []
+    assert len(report.benchmark_outcomes) == 4
+    # Command A+ 10, LFM2.5 21, Unlimited-OCR 6, Ornith 9, LongCat 4, Kimi-K2.6 18 - 2 (MI350X)
+    assert sum(report.recipes.values()) == 10 + 21 + 6 + 9 + 4 + 16
+    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1   # a file per model variant
+    reasons = {(s.file, s.what): s.why for s in report.skipped}
+    assert reasons == {
+        ("deepseek-ai/deepseek-v4-srt-slurm.jsx", "model"):
+            "not a cookbook config: exports srtSlurmConfig, no `config` with cells",
+        ("moonshotai/kimi-k2.6.jsx", "cell mi350x/default/int4/low-latency/single"):
+            "GPU 'mi350x' is not in servewise's GPU catalog",
+        ("moonshotai/kimi-k2.6.jsx", "cell mi350x/default/int4/high-throughput/single"):
+            "GPU 'mi350x' is not in servewise's GPU catalog",
+    }
     book = load_recipes(user_dir)
     imported = [r for r in book if r.id.startswith("sglang-cookbook/") and r.user]
-    assert len(imported) == 35
+    assert len(imported) == 66
     assert all(r.engine == "sglang" and not any("{{" in word for word in r.argv)
                for r in imported)
     assert {r.origin for r in imported} == {"user import"}
@@ -87,6 +100,15 @@ def test_a_known_cell(user_dir: Path) -> None:
     assert lfm.min_version == "0.0.0.dev1+g631db6c75"
     assert lfm.argv == ("--trust-remote-code", "--tp", "1", "--reasoning-parser", "qwen3",
                         "--tool-call-parser", "lfm2")
+    ornith = book.require("sglang-cookbook/deepreinforce-ai/ornith-1.0/35b/h100-sxm/fp8/"
+                          "default/single")
+    assert ornith.checkpoint == "deepreinforce-ai/Ornith-1.0-35B-FP8"   # its literal --model-path
+    assert ornith.argv[:2] == ("--served-model-name", "Ornith-1.0-35B-FP8")  # MODEL_NAME filled
+    kimi = book.require("sglang-cookbook/moonshotai/kimi-k2.6/default/mi355x/int4/"
+                        "high-throughput/single")
+    assert kimi.match.gpus == 4            # --dp 4 with DP attention shares the 4 TP GPUs
+    assert kimi.image == "lmsysorg/sglang:v0.5.9-rocm700-mi35x"
+    assert kimi.env_dict == {"SGLANG_USE_AITER": "1", "SGLANG_ROCM_FUSED_DECODE_MLA": "0"}
     vl = book.require("sglang-cookbook/liquidai/lfm2.5/vl/b200/bf16/default/single")
     assert vl.env_dict == {"SGLANG_USE_CUDA_IPC_TRANSPORT": "1",
                            "SGLANG_USE_IPC_POOL_HANDLE_CACHE": "1"}
@@ -173,10 +195,8 @@ def test_cells_out_of_scope_and_files_that_are_not_configs(clone: Path) -> None:
     _edit(clone, "meituan-longcat/longcat-2.0.jsx", 'hw: "h20",', 'hw: "tpu-v7",')
     _edit(clone, "meituan-longcat/longcat-2.0.jsx", '"--tp 8",',
           '"--tp 8", "--dist-init-addr {{NODE0_IP}}:5000", "--foo {{BAR}}",')
-    slurm = clone / "docs_new" / "src" / "snippets" / "configs" / "deepseek-ai"
-    slurm.mkdir()
-    (slurm / "deepseek-v4-srt-slurm.jsx").write_text("export const srtSlurm = { jobs: [] };\n")
-    (slurm / "deepseek-v4-benchmarks.jsx").write_text("export const benchmarks = [];\n")
+    (clone / "docs_new" / "src" / "snippets" / "configs" / "deepseek-ai" /
+     "deepseek-v4-benchmarks.jsx").write_text("export const benchmarks = [];\n")
     report, _ = convert_sglang_cookbook(clone)
     reasons = {(s.file, s.what): s.why for s in report.skipped}
     assert reasons[("meituan-longcat/longcat-2.0.jsx",
@@ -187,7 +207,8 @@ def test_cells_out_of_scope_and_files_that_are_not_configs(clone: Path) -> None:
     assert report.outcomes["meituan-longcat/longcat-2.0.jsx"] == "imported"
     assert report.recipes["sglang-cookbook.meituan-longcat.longcat-2.0.default.sglang.json"] == 2
     assert report.outcomes["deepseek-ai/deepseek-v4-srt-slurm.jsx"] == "out of scope"
-    assert "exports srtSlurm" in reasons[("deepseek-ai/deepseek-v4-srt-slurm.jsx", "model")]
+    assert "exports srtSlurmConfig" in reasons[("deepseek-ai/deepseek-v4-srt-slurm.jsx",
+                                                "model")]
     assert report.benchmark_outcomes["deepseek-ai/deepseek-v4-benchmarks.jsx"] == "out of scope"
     assert report.exit_code == 0
 
@@ -207,8 +228,9 @@ def test_recipe_import_tells_a_cookbook_clone_from_vllms_database(user_dir: Path
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE), "--json"])
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["recipe_count"] == 35 and data["files"] == {"imported": 3}
-    assert len(data["benchmark_outcomes"]) == 3
+    assert data["recipe_count"] == 66
+    assert data["files"] == {"imported": 6, "out of scope": 1}
+    assert len(data["benchmark_outcomes"]) == 4
     assert (user_dir / "recipes" / "sglang-cookbook.coherelabs.command-a-plus.default."
             "sglang.json").is_file()
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE / "README.md")])
@@ -228,7 +250,7 @@ def test_the_shipped_snapshot_is_what_the_script_writes() -> None:
     snapshot = json.loads(gzip.decompress(data))
     assert snapshot["commits"]["docs_new/src/snippets/configs/LiquidAI/lfm2.5.jsx"] == \
         "6b0b8a44257f92a3d9d6312078247f5911dd6b3a"
-    assert len(snapshot["files"]) == 9
+    assert len(snapshot["files"]) == 14
 
 
 def test_a_fresh_install_knows_the_cookbook() -> None:
@@ -236,6 +258,6 @@ def test_a_fresh_install_knows_the_cookbook() -> None:
     recipe = book.require(LONGCAT_2N)
     assert recipe.origin == "sglang-cookbook (shipped snapshot)" and not recipe.user
     shipped = [r for r in book if r.id.startswith("sglang-cookbook/")]
-    assert len(shipped) == 35
+    assert len(shipped) == 66
     ids = [r.id for r in book]
     assert len(ids) == len(set(ids))

@@ -70,6 +70,7 @@ WHO = "SGLang cookbook maintainers (sgl-project/sglang docs_new)"
 DROPPED = ("--host", "--port", "--nnodes", "--node-rank", "--dist-init-addr")
 """Flags the renderers set themselves (the cookbook's placeholders for them)."""
 MODEL_FLAGS = ("--model-path", "--model")
+MODEL_NAME = "{{MODEL_NAME}}"
 READ = ("cells", "modelNames", "dockerImages", "hardware", "latencyPercentile",
         "defaultAccuracy", "quantizations", "github")
 """The parts of ``config`` recipes are made from: a non-literal there refuses the file."""
@@ -219,11 +220,14 @@ def _env(check: Checker, value: Any, path: str) -> dict[str, str]:
     return env
 
 
-def _argv(check: Checker, flags: list[str], path: str) -> tuple[list[str], str | None, str | None]:
-    """The argv words of a cell's flags, the checkpoint its ``--model-path`` names (None for
-    the placeholder), and why the cell cannot be a recipe (None when it can)."""
+def _argv(check: Checker, flags: list[str], path: str,
+          model_name: str | None) -> tuple[list[str], str | None, str | None]:
+    """The argv words of a cell's flags (``{{MODEL_NAME}}`` filled in with ``model_name``, as
+    the site does), the checkpoint a literal ``--model-path`` names, and why the cell cannot
+    be a recipe (None when it can)."""
     argv: list[str] = []
     model: str | None = None
+    unfit: str | None = None
     for index, flag in enumerate(flags):
         try:
             words = shlex.split(flag)
@@ -235,15 +239,16 @@ def _argv(check: Checker, flags: list[str], path: str) -> tuple[list[str], str |
         name, _, inline = words[0].partition("=")
         value = inline or (words[1] if len(words) > 1 else "")
         if name in MODEL_FLAGS:
-            if "{{" not in value:
-                model = value
+            model = None if "{{" in value else value
             continue
         if name in DROPPED:
             continue
-        if any("{{" in word for word in words):
-            return argv, model, f"the flag {flag!r} has a placeholder servewise cannot fill"
+        if model_name is not None:
+            words = [word.replace(MODEL_NAME, model_name) for word in words]
+        if any("{{" in word for word in words) and unfit is None:
+            unfit = f"the flag {flag!r} has a placeholder servewise cannot fill"
         argv.extend(words)
-    return argv, model, None
+    return argv, model, unfit
 
 
 def _gpus_per_node(argv: list[str], nodes: int) -> int | str:
@@ -271,11 +276,10 @@ def _check_config(module: JsModule, check: Checker) -> Mapping[str, Any] | None:
         for shape in module.unknown_under(f"config.{part}"):
             check.problem(shape.path, f"not a literal ({shape.kind})", found=shape.text)
     names = check.mapping(data.get("modelNames"), "config.modelNames")
-    if names is not None:
-        for key, value in names.items():
-            if not isinstance(value, str) or "/" not in value:
-                check.problem(f"config.modelNames[{key!r}]", "must be a Hugging Face id",
-                              found=short(value))
+    for key, value in (names or {}).items():
+        if not isinstance(value, str) or not value:
+            check.problem(f"config.modelNames[{key!r}]", "must be a model name",
+                          found=short(value))
     cells = data.get("cells")
     if not isinstance(cells, list) or not cells:
         check.problem("config.cells", "must be a non-empty list of cells",
@@ -303,7 +307,7 @@ def _check_config(module: JsModule, check: Checker) -> Mapping[str, Any] | None:
     return data
 
 
-def _checkpoint(names: Mapping[str, Any], hw: str, variant: str, quant: str) -> str | None:
+def _model_name(names: Mapping[str, Any], hw: str, variant: str, quant: str) -> str | None:
     value = names.get(f"{hw}|{variant}|{quant}") or names.get(f"{variant}|{quant}")
     return value if isinstance(value, str) else None
 
@@ -314,7 +318,7 @@ def _family(config: Mapping[str, Any], variant: str, fallback: str) -> str:
     names = config.get("modelNames") or {}
     for quant in config.get("quantizations") or ():
         found = names.get(f"{variant}|{quant.get('id')}") if isinstance(quant, Mapping) else None
-        if isinstance(found, str):
+        if isinstance(found, str) and "/" in found:
             return found
     return fallback
 
@@ -342,14 +346,18 @@ def _documents(
             report.skipped.append(Skipped(relative, f"cell {what}",
                                           f"GPU {hw!r} is not in servewise's GPU catalog"))
             continue
-        argv, named, unfit = _argv(check, list(cell.get("flags") or ()), f"{where}.flags")
-        if unfit is not None:
-            report.skipped.append(Skipped(relative, f"cell {what}", unfit))
-            continue
-        checkpoint = named or _checkpoint(names, hw, variant, quant)
+        model_name = _model_name(names, hw, variant, quant)
+        argv, named, unfit = _argv(check, list(cell.get("flags") or ()), f"{where}.flags",
+                                   model_name)
+        checkpoint = named or model_name
         if checkpoint is None:
             check.problem(f"{where}.match", "no checkpoint for this cell in config.modelNames",
                           expected=f"'{hw}|{variant}|{quant}' or '{variant}|{quant}'")
+            continue
+        if unfit is None and "/" not in checkpoint:
+            unfit = f"its checkpoint {checkpoint!r} is not a Hugging Face id (org/name)"
+        if unfit is not None:
+            report.skipped.append(Skipped(relative, f"cell {what}", unfit))
             continue
         gpus = _gpus_per_node(argv, nodes)
         if isinstance(gpus, str):
@@ -488,7 +496,8 @@ def _benchmarks(file: Path, clone: Clone, commits: Mapping[str, str], report: Co
     gpus: dict[tuple[str, ...], int] = {}
     for cell in (config or {}).get("cells") or ():
         if isinstance(cell, Mapping) and isinstance(cell.get("match"), Mapping):
-            argv, _, _ = _argv(Checker(""), _strings(Checker(""), cell.get("flags"), ""), "")
+            argv, _, _ = _argv(Checker(""), _strings(Checker(""), cell.get("flags"), ""), "",
+                               None)
             nodes = _nodes(str(cell["match"].get("nodes"))) or 1
             count = _gpus_per_node(argv, nodes)
             if isinstance(count, int):
