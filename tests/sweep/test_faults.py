@@ -55,7 +55,8 @@ def test_failed_configurations_are_recorded_and_the_sweep_goes_on(
         {"name": "dies", "command": standin_command("--max-model-len", "9000", "--limit",
                                                     "4096")},
         {"name": "hangs", "command": standin_command("--hang")},
-        {"name": "good", "command": synthetic_command(ttft_s=0.02, itl_s=0.002), "gpus": 2},
+        {"name": "good", "command": synthetic_command(ttft_s=0.02, itl_s=0.002), "gpus": 2,
+         "check": {"gpu": "h100:2", "model": str(tmp_path / "no-such-model")}},
     ])
     code, document = sweep_json(capsys, str(plan), "--markdown", str(tmp_path / "t.md"))
     assert code == 1  # two configurations failed; the good one ran
@@ -65,6 +66,8 @@ def test_failed_configurations_are_recorded_and_the_sweep_goes_on(
     assert dies["launch"]["root_cause"]["category"] == "kv_cache_insufficient"
     assert hangs["status"] == "timeout" and hangs["launch"]["outcome"] == "timeout"
     assert good["status"] == "done" and good["gpus"] == 2
+    # a check that cannot run (no such model) is recorded, and the launch goes ahead
+    assert good["check"]["ran"] is False and "no-such-model" in good["check"]["why"]
     assert [row["workload"]["max_concurrency"] for row in good["speed"]] == [1, 4, 2]
     assert all(row["failed"] == 0 and row["ttft_ms"] >= 20 for row in good["speed"])
     assert document["cells"] == {"total": 6, "done": 2, "failed": 0}
