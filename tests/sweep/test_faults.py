@@ -133,3 +133,27 @@ def test_ctrl_c_then_resume(tmp_path: Path, store_dir: Path) -> None:
     for key, run_ids in done.items():  # the finished cells were not run again
         assert second["cells"][key]["run_ids"] == run_ids
     assert all(cell["status"] == "done" for cell in second["cells"].values())
+
+
+def test_an_sla_cell_searches_and_keeps_every_run(tmp_path: Path, store_dir: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A workload with ``sla`` is a search; its row is the best run, every run stored."""
+    plan = tmp_path / "sla.yaml"
+    plan.write_text(yaml.safe_dump({
+        "name": "sla", "timeout": 30,
+        "configurations": [{"name": "curve", "command": synthetic_command(
+            ttft_s=0.01, ttft_per_active_s=0.02, itl_s=0.002)}],
+        "workloads": [{"isl": 16, "osl": 4, "sla": "ttft_p99<=300ms", "concurrency": 1,
+                       "sla_max": 12}]}))
+    code, document = sweep_json(capsys, str(plan))
+    assert code == 0
+    (table,) = document["configurations"]
+    (row,) = table["speed"]
+    # the limit holds up to 14, so the cap of 12 is the answer
+    assert row["sla"]["best"] == 12 and row["sla"]["status"] == "maximum"
+    assert row["workload"]["max_concurrency"] == 12
+    state = json.loads((tmp_path / "sla.sweep.json").read_text())
+    (cell,) = state["cells"].values()
+    assert row["run_id"] == cell["sla"]["best_run_id"] and 2 <= len(cell["run_ids"]) <= 8
+    with Store() as store:
+        assert all(store.bench_run(run_id) is not None for run_id in cell["run_ids"])
