@@ -184,3 +184,17 @@ def test_cli_bad_input(argv: list[str], tmp_path: Path, store_dir: Path,
     code = run(["sweep", *argv, "--json"])
     document = json.loads(capsys.readouterr().out)
     assert code == 2 and document["error"] == "usage_error" and document["hint"]
+
+
+def test_the_doc_names_every_option() -> None:
+    from typer.main import get_command
+
+    from servewise.cli import app
+    from support.paths import ROOT
+
+    text = (ROOT / "docs" / "sweep.md").read_text()
+    group = get_command(app)
+    for param in group.commands["sweep"].params:  # type: ignore[attr-defined]
+        for option in param.opts:
+            if option.startswith("--") and option != "--help":
+                assert f"`{option}" in text, option
