@@ -53,12 +53,14 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
                                "deepreinforce-ai/ornith-1.0.jsx": "imported",
                                "deepseek-ai/deepseek-v4-srt-slurm.jsx": "out of scope",
                                "meituan-longcat/longcat-2.0.jsx": "imported",
-                               "moonshotai/kimi-k2.6.jsx": "imported"}
+                               "moonshotai/kimi-k2.6.jsx": "imported",
+                               "zai-org/glm-5.1.jsx": "imported"}
     assert set(report.benchmark_outcomes.values()) == {"imported"}
-    assert len(report.benchmark_outcomes) == 4
-    # Command A+ 10, LFM2.5 21, Unlimited-OCR 6, Ornith 9, LongCat 4, Kimi-K2.6 18 - 2 (MI350X)
-    assert sum(report.recipes.values()) == 10 + 21 + 6 + 9 + 4 + 16
-    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1   # a file per model variant
+    assert len(report.benchmark_outcomes) == 5
+    # Command A+ 10, LFM2.5 21, Unlimited-OCR 6, Ornith 9, LongCat 4, Kimi-K2.6 18 - 2 (MI350X),
+    # GLM-5.1 17
+    assert sum(report.recipes.values()) == 10 + 21 + 6 + 9 + 4 + 16 + 17
+    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1 + 1   # a file per model variant
     reasons = {(s.file, s.what): s.why for s in report.skipped}
     assert reasons == {
         ("deepseek-ai/deepseek-v4-srt-slurm.jsx", "model"):
@@ -70,7 +72,7 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
     }
     book = load_recipes(user_dir)
     imported = [r for r in book if r.id.startswith("sglang-cookbook/") and r.user]
-    assert len(imported) == 66
+    assert len(imported) == 83
     assert all(r.engine == "sglang" and not any("{{" in word for word in r.argv)
                for r in imported)
     assert {r.origin for r in imported} == {"user import"}
@@ -109,6 +111,9 @@ def test_a_known_cell(user_dir: Path) -> None:
     assert kimi.match.gpus == 4            # --dp 4 with DP attention shares the 4 TP GPUs
     assert kimi.image == "lmsysorg/sglang:v0.5.9-rocm700-mi35x"
     assert kimi.env_dict == {"SGLANG_USE_AITER": "1", "SGLANG_ROCM_FUSED_DECODE_MLA": "0"}
+    glm = book.require("sglang-cookbook/zai-org/glm-5.1/default/mi300x/fp8/balanced/single")
+    assert glm.status == "verified" and glm.checkpoint == "zai-org/GLM-5.1-FP8"
+    assert glm.image == "lmsysorg/sglang:v0.5.16-rocm700-mi30x"
     vl = book.require("sglang-cookbook/liquidai/lfm2.5/vl/b200/bf16/default/single")
     assert vl.env_dict == {"SGLANG_USE_CUDA_IPC_TRANSPORT": "1",
                            "SGLANG_USE_IPC_POOL_HANDLE_CACHE": "1"}
@@ -228,9 +233,9 @@ def test_recipe_import_tells_a_cookbook_clone_from_vllms_database(user_dir: Path
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE), "--json"])
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["recipe_count"] == 66
-    assert data["files"] == {"imported": 6, "out of scope": 1}
-    assert len(data["benchmark_outcomes"]) == 4
+    assert data["recipe_count"] == 83
+    assert data["files"] == {"imported": 7, "out of scope": 1}
+    assert len(data["benchmark_outcomes"]) == 5
     assert (user_dir / "recipes" / "sglang-cookbook.coherelabs.command-a-plus.default."
             "sglang.json").is_file()
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE / "README.md")])
@@ -250,7 +255,7 @@ def test_the_shipped_snapshot_is_what_the_script_writes() -> None:
     snapshot = json.loads(gzip.decompress(data))
     assert snapshot["commits"]["docs_new/src/snippets/configs/LiquidAI/lfm2.5.jsx"] == \
         "6b0b8a44257f92a3d9d6312078247f5911dd6b3a"
-    assert len(snapshot["files"]) == 14
+    assert len(snapshot["files"]) == 15
 
 
 def test_a_fresh_install_knows_the_cookbook() -> None:
@@ -258,6 +263,6 @@ def test_a_fresh_install_knows_the_cookbook() -> None:
     recipe = book.require(LONGCAT_2N)
     assert recipe.origin == "sglang-cookbook (shipped snapshot)" and not recipe.user
     shipped = [r for r in book if r.id.startswith("sglang-cookbook/")]
-    assert len(shipped) == 66
+    assert len(shipped) == 83
     ids = [r.id for r in book]
     assert len(ids) == len(set(ids))
