@@ -125,6 +125,20 @@ def test_pitfalls_by_gpu_engine_and_library() -> None:
     assert "fa3-hopper-only" in {p.id for p in pitfalls_for(cc="12.0", engine="sglang")}
 
 
+def test_pitfalls_match_the_model_family_and_the_engine_version() -> None:
+    pitfall = "sm120-deepgemm-fork-without-sm120"
+
+    def ids(**kwargs: object) -> set[str]:
+        return {p.id for p in pitfalls_for(cc="12.0", engine="vllm", **kwargs)}  # type: ignore[arg-type]
+
+    assert pitfall in ids(model="deepseek-v4")
+    assert pitfall not in ids(model="llama-3", model_known=True)   # Llama on an RTX 5090
+    assert pitfall not in ids(model=None, model_known=True)        # a model of no family
+    assert pitfall in ids()                                        # the model is not known
+    assert pitfall not in ids(model="deepseek-v4", version="0.26.1rc1.dev77")  # the 07-29 tag
+    assert pitfall in ids(model="deepseek-v4", version="0.26.1rc1.dev181")
+
+
 def test_pitfalls_triggered_by_flags_and_env() -> None:
     def ids(**kwargs: object) -> set[str]:
         return {p.id for p in pitfalls_for(**kwargs)}  # type: ignore[arg-type]

@@ -29,7 +29,7 @@ from servewise.check.settings import (
     with_layout,
     without_speculative,
 )
-from servewise.errors import UsageError
+from servewise.errors import ServewiseError, UsageError
 from servewise.knowledge.flags import AUTO, EngineSettings, from_argv, to_argv
 from servewise.recipes.renderers import FORMATS
 
@@ -141,7 +141,7 @@ def run_check(
     plan = _plan(request, model, state, chosen)
     if request.build is None:
         _advise_gate(request, model, state)
-    _pitfalls(request, state, report, gate)
+    _pitfalls(request, model, state, report, gate)
     command = _render(request, model, state)
     return CheckReport(
         model=state.checkpoint or model.ref,
@@ -484,6 +484,19 @@ def _plan_dict(plan: Plan) -> dict[str, Any]:
                                        "recommendation", "notes", "engine_version")}
 
 
+def _version_or_none(text: str | None) -> str | None:
+    """A version the pitfalls can compare (a recipe's "nightly" or a tag name is not one)."""
+    from servewise.versions import EngineVersion
+
+    if text is None:
+        return None
+    try:
+        EngineVersion.coerce(text.split()[0])
+    except (ServewiseError, ValueError):
+        return None
+    return text.split()[0]
+
+
 def _family(model: ModelInfo, request: CheckRequest) -> ModelFamily | None:
     """The model family (the libraries it needs), by the model's id or the name as given."""
     from servewise.knowledge.models import load_model_table
@@ -505,7 +518,8 @@ def _advise_gate(request: CheckRequest, model: ModelInfo, state: _State) -> None
         fix=f"{command} (or check again with --build {target})"))
 
 
-def _pitfalls(request: CheckRequest, state: _State, report: BuildReport | None,
+def _pitfalls(request: CheckRequest, model: ModelInfo, state: _State,
+              report: BuildReport | None,
               gate: GateResult | None) -> None:
     from servewise.recipes import pitfalls_for
 
@@ -518,8 +532,11 @@ def _pitfalls(request: CheckRequest, state: _State, report: BuildReport | None,
                      if lib.provenance.library_id}
     argv = to_argv(state.engine, state.settings, state.version)
     judged = {} if gate is None else {v.library_id: v for v in gate.verdicts if v.library_id}
+    family = _family(model, request)
     for pitfall in pitfalls_for(cc=str(gpu.cc), family=gpu.family, engine=state.engine,
-                                libraries=libraries, argv=argv, env=dict(state.env)):
+                                libraries=libraries, argv=argv, env=dict(state.env),
+                                model=family.id if family else None, model_known=True,
+                                version=_version_or_none(state.version)):
         verdicts = [judged[lib] for lib in pitfall.libraries if lib in judged]
         if verdicts and any(v.status == "error" for v in verdicts):
             state.findings.append(Finding(

@@ -11,6 +11,7 @@ from servewise.cli._common import app, emit_json, fail
 from servewise.cli.build import stored
 from servewise.cli.options import (
     ComputeCapabilityOption,
+    ContextLengthOption,
     GpuMemoryOption,
     GpuOption,
     IndexUrlOption,
@@ -41,9 +42,7 @@ def check(
         "--build", help="The engine build to gate: an image, a docker save tarball, a wheel, "
         "pypi:NAME==VERSION, a folder (anything `servewise gate` reads).",
         show_default=False)] = None,
-    max_model_len: Annotated[int | None, typer.Option(
-        "--max-model-len", min=1, help="The context length to serve.",
-        show_default=False)] = None,
+    max_model_len: ContextLengthOption = None,
     strategy: Annotated[str | None, typer.Option(
         "--strategy", help="A recipe strategy (low-latency, balanced, max-throughput, tp, dep, "
         "...).", show_default=False)] = None,

@@ -26,6 +26,26 @@ OptionalGpuOption = Annotated[str | None, typer.Option(
 GpuMemoryOption = Annotated[str | None, typer.Option(
     "--gpu-memory", help="Memory per GPU as the driver reports it (97887MiB, 95.59GiB): for "
     "GPUs the catalog lacks, or to override its figure.", show_default=False)]
+def context_length(text: str) -> int:
+    """``--max-model-len`` as vLLM reads it: ``131072``, ``128k`` (10^3), ``128K`` (2^10),
+    ``1.5m``; ``auto`` (or -1) fits it to the KV memory (``check`` only)."""
+    from servewise.knowledge.flags import human_int
+
+    try:
+        value = human_int(text)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r}: expected a number of tokens such as 131072, "
+                                 "128k or 128K (or auto)") from None
+    if value == 0:
+        raise typer.BadParameter("0 tokens: give at least 1")
+    return value
+
+
+ContextLengthOption = Annotated[int | None, typer.Option(
+    "--max-model-len", parser=context_length, metavar="TOKENS", show_default=False,
+    help="The context length to serve: 131072, 128k (10^3), 128K (2^10), or auto (vLLM fits "
+         "it to the KV memory).")]
+
 ComputeCapabilityOption = Annotated[str | None, typer.Option(
     "--compute-capability", help="MAJOR.MINOR, for GPUs the catalog lacks.",
     show_default=False)]

@@ -185,14 +185,30 @@ class Pitfall:
     symptom: str
     advice: str
     sources: tuple[str, ...]
+    models: tuple[str, ...] = ()
+    """Model families (ids of ``models.toml``) it happens with; empty: any model."""
+    since: EngineVersion | None = None
+    until: EngineVersion | None = None
+    """Engine versions it happens with (since inclusive, until exclusive)."""
 
     def applies_to(
         self, *, cc: str | None = None, family: str | None = None, engine: str | None = None,
-        libraries: Iterable[str] | None = None,
+        libraries: Iterable[str] | None = None, model: str | None = None,
+        version: EngineVersion | str | None = None, model_known: bool = False,
     ) -> bool:
-        """Whether the GPU (by compute capability or family), engine and libraries fit."""
+        """Whether the GPU (by compute capability or family), engine, libraries, model family
+        and engine version fit. ``model`` is the family id (``model_known``: the model was
+        identified, so a pitfall for other families does not apply even when it is None)."""
         if engine is not None and engine not in self.engines:
             return False
+        if self.models and (model_known or model is not None) and model not in self.models:
+            return False
+        if version is not None and (self.since is not None or self.until is not None):
+            at = EngineVersion.coerce(version)
+            if self.since is not None and at < self.since:
+                return False
+            if self.until is not None and not at < self.until:
+                return False
         if cc is not None:
             if self.compute_capabilities and cc not in self.compute_capabilities:
                 return False
@@ -237,14 +253,17 @@ class Pitfall:
             "not_compute_capabilities": list(self.not_compute_capabilities),
             "libraries": list(self.libraries), "when_any": list(self.when_any),
             "unless_at_most": dict(self.unless_at_most), "symptom": self.symptom,
-            "advice": self.advice, "sources": list(self.sources),
+            "advice": self.advice, "sources": list(self.sources), "models": list(self.models),
+            "since": str(self.since) if self.since else None,
+            "until": str(self.until) if self.until else None,
         }
 
 
 def _pitfall(entry: RawEntry) -> Pitfall:
     reader = EntryReader(entry, {"id", "title", "engines", "families", "compute_capabilities",
                                  "not_compute_capabilities", "libraries", "when_any",
-                                 "unless_at_most", "symptom", "advice", "source"})
+                                 "unless_at_most", "symptom", "advice", "source", "models",
+                                 "since", "until"})
     engines = reader.strings("engines", non_empty=True)
     for engine in engines:
         if engine not in ENGINES:
@@ -270,7 +289,8 @@ def _pitfall(entry: RawEntry) -> Pitfall:
         libraries=reader.strings("libraries", required=False),
         when_any=reader.strings("when_any", required=False), unless_at_most=limits,
         symptom=reader.string("symptom"), advice=reader.string("advice"),
-        sources=reader.sources(),
+        sources=reader.sources(), models=reader.strings("models", required=False),
+        since=reader.optional_version("since"), until=reader.optional_version("until"),
     )
 
 
@@ -332,11 +352,14 @@ def pitfalls_for(
     *, gpu: Any = None, cc: str | None = None, family: str | None = None,
     engine: str | None = None, libraries: Iterable[str] | None = None,
     argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None,
-    user_dir: Path | None = None,
+    user_dir: Path | None = None, model: str | None = None,
+    version: EngineVersion | str | None = None, model_known: bool = False,
 ) -> list[Pitfall]:
     """The pitfalls for a GPU (a ``GpuSpec`` or catalog ``Gpu``, or its compute capability
     such as ``"12.0"`` and family), an engine and the build's libraries (None: unknown, so
-    not ruled out); with ``argv`` (and ``env``), only those the launch triggers."""
+    not ruled out), the model family (``model``; ``model_known`` when the model was
+    identified) and engine version; with ``argv`` (and ``env``), only those the launch
+    triggers."""
     if gpu is not None:
         catalog_gpu = getattr(gpu, "gpu", None) or gpu
         capability = getattr(gpu, "compute_capability", None) or getattr(catalog_gpu, "cc", None)
@@ -344,7 +367,8 @@ def pitfalls_for(
         family = family or getattr(catalog_gpu, "family", None)
     found = []
     for pitfall in load_pitfalls(user_dir):
-        if not pitfall.applies_to(cc=cc, family=family, engine=engine, libraries=libraries):
+        if not pitfall.applies_to(cc=cc, family=family, engine=engine, libraries=libraries,
+                                  model=model, version=version, model_known=model_known):
             continue
         if argv is not None and not pitfall.triggered(argv, env):
             continue

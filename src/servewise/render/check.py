@@ -14,10 +14,13 @@ _TITLES = {"build": "Build (kernel gate)", "recipe": "Recipe", "rules": "Model r
 
 def _headline(report: dict[str, Any]) -> str:
     gpu = report["gpu"]
-    version = report["engine_version"] or "version unknown"
     verdict = "WILL START" if report["will_start"] else "WILL NOT START"
+    if report["engine_version"]:
+        version = f"{report['engine_version']}, from {report['engine_version_from']}"
+    else:
+        version = "no version given: --engine-version or --build names one"
     return (f"{verdict}: {report['model']} on {gpu['count']} x {gpu['name']} with "
-            f"{report['engine']} ({version}, from {report['engine_version_from']})")
+            f"{report['engine']} ({version})")
 
 
 def check_text(report: dict[str, Any], *, verbose: bool = False) -> str:
