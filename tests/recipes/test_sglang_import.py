@@ -54,13 +54,15 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
                                "deepseek-ai/deepseek-v4-srt-slurm.jsx": "out of scope",
                                "meituan-longcat/longcat-2.0.jsx": "imported",
                                "moonshotai/kimi-k2.6.jsx": "imported",
-                               "zai-org/glm-5.1.jsx": "imported"}
+                               "zai-org/glm-5.1.jsx": "imported",
+                               "MiniMaxAI/minimax-m2.7.jsx": "imported",
+                               "nvidia/nemotron3-ultra.jsx": "imported"}
     assert set(report.benchmark_outcomes.values()) == {"imported"}
-    assert len(report.benchmark_outcomes) == 5
+    assert len(report.benchmark_outcomes) == 6
     # Command A+ 10, LFM2.5 21, Unlimited-OCR 6, Ornith 9, LongCat 4, Kimi-K2.6 18 - 2 (MI350X),
-    # GLM-5.1 17
-    assert sum(report.recipes.values()) == 10 + 21 + 6 + 9 + 4 + 16 + 17
-    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1 + 1   # a file per model variant
+    # GLM-5.1 17, MiniMax-M2.7 24 - 1 (Xeon), Nemotron3-Ultra 16
+    assert sum(report.recipes.values()) == 10 + 21 + 6 + 9 + 4 + 16 + 17 + 23 + 16
+    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1 + 1 + 1 + 1  # a file per model variant
     reasons = {(s.file, s.what): s.why for s in report.skipped}
     assert reasons == {
         ("deepseek-ai/deepseek-v4-srt-slurm.jsx", "model"):
@@ -69,10 +71,12 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
             "GPU 'mi350x' is not in servewise's GPU catalog",
         ("moonshotai/kimi-k2.6.jsx", "cell mi350x/default/int4/high-throughput/single"):
             "GPU 'mi350x' is not in servewise's GPU catalog",
+        ("MiniMaxAI/minimax-m2.7.jsx", "cell xeon/default/fp8/balanced/single"):
+            "Xeon (intel) is not a GPU servewise serves",
     }
     book = load_recipes(user_dir)
     imported = [r for r in book if r.id.startswith("sglang-cookbook/") and r.user]
-    assert len(imported) == 83
+    assert len(imported) == 122
     assert all(r.engine == "sglang" and not any("{{" in word for word in r.argv)
                for r in imported)
     assert {r.origin for r in imported} == {"user import"}
@@ -132,6 +136,14 @@ def test_a_multi_node_cell_runs_on_its_nodes(user_dir: Path) -> None:
     assert second[second.index("--nnodes") + 1] == "2"
     assert second[second.index("--node-rank") + 1] == "1"
     assert "--dist-init-addr" in second and "--host" not in recipe.argv
+    nemotron = load_recipes(user_dir).require(
+        "sglang-cookbook/nvidia/nemotron3-ultra/default/h200/bf16/high-throughput/multi-2")
+    assert (nemotron.match.nodes, nemotron.match.gpus) == (2, 8)   # --tp 16 over 2 nodes
+    assert nemotron.checkpoint == "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16"
+    assert nemotron.image == "lmsysorg/sglang:dev-nemotron3-ultra"
+    minimax = load_recipes(user_dir).require(
+        "sglang-cookbook/minimaxai/minimax-m2.7/default/a100-80gb/fp8/balanced/single")
+    assert minimax.match.hw == "a100-80gb"      # the file's own `hardware` entry: A100, 80GB
 
 
 def test_benchmark_rows_in_the_bench_shape(user_dir: Path) -> None:
@@ -233,9 +245,9 @@ def test_recipe_import_tells_a_cookbook_clone_from_vllms_database(user_dir: Path
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE), "--json"])
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["recipe_count"] == 83
-    assert data["files"] == {"imported": 7, "out of scope": 1}
-    assert len(data["benchmark_outcomes"]) == 5
+    assert data["recipe_count"] == 122
+    assert data["files"] == {"imported": 9, "out of scope": 1}
+    assert len(data["benchmark_outcomes"]) == 6
     assert (user_dir / "recipes" / "sglang-cookbook.coherelabs.command-a-plus.default."
             "sglang.json").is_file()
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE / "README.md")])
@@ -255,7 +267,7 @@ def test_the_shipped_snapshot_is_what_the_script_writes() -> None:
     snapshot = json.loads(gzip.decompress(data))
     assert snapshot["commits"]["docs_new/src/snippets/configs/LiquidAI/lfm2.5.jsx"] == \
         "6b0b8a44257f92a3d9d6312078247f5911dd6b3a"
-    assert len(snapshot["files"]) == 15
+    assert len(snapshot["files"]) == 17
 
 
 def test_a_fresh_install_knows_the_cookbook() -> None:
@@ -263,6 +275,6 @@ def test_a_fresh_install_knows_the_cookbook() -> None:
     recipe = book.require(LONGCAT_2N)
     assert recipe.origin == "sglang-cookbook (shipped snapshot)" and not recipe.user
     shipped = [r for r in book if r.id.startswith("sglang-cookbook/")]
-    assert len(shipped) == 83
+    assert len(shipped) == 122
     ids = [r.id for r in book]
     assert len(ids) == len(set(ids))

@@ -190,6 +190,17 @@ def resolve_gpu(hw: str, config: Mapping[str, Any], catalog: GpuCatalog) -> Gpu 
     return None
 
 
+def _no_gpu(hw: str, config: Mapping[str, Any]) -> str:
+    """Why a cell's hardware has no recipe: not a GPU (the file's own ``hardware`` entry names
+    another vendor), or a GPU the catalog lacks."""
+    for entry in config.get("hardware") or ():
+        if isinstance(entry, Mapping) and entry.get("id") == hw \
+                and str(entry.get("vendor", "nvidia")).lower() not in ("nvidia", "amd"):
+            return (f"{entry.get('label') or hw} ({entry.get('vendor')}) is not a GPU "
+                    "servewise serves")
+    return f"GPU {hw!r} is not in servewise's GPU catalog"
+
+
 def _nodes(text: str) -> int | None:
     if text == "single":
         return 1
@@ -343,8 +354,7 @@ def _documents(
         what = "/".join(cell_key(match))
         gpu = resolve_gpu(hw, config, catalog)
         if gpu is None:
-            report.skipped.append(Skipped(relative, f"cell {what}",
-                                          f"GPU {hw!r} is not in servewise's GPU catalog"))
+            report.skipped.append(Skipped(relative, f"cell {what}", _no_gpu(hw, config)))
             continue
         model_name = _model_name(names, hw, variant, quant)
         argv, named, unfit = _argv(check, list(cell.get("flags") or ()), f"{where}.flags",
