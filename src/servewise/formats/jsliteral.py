@@ -311,7 +311,8 @@ class _Parser:
             return self.note(path, "identifier", start, self.pos)
         if ch == "(":
             self.skip_expression()
-            return self.note(path, "expression", start, self.pos)
+            kind = "function" if "=>" in self.text[start:self.pos] else "expression"
+            return self.note(path, kind, start, self.pos)
         raise self.fail("a value (object, array, string, number, true, false or null)")
 
     def object(self, path: str) -> dict[str, Any]:

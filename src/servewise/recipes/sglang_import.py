@@ -441,10 +441,9 @@ def _model_file(
     check = Checker(str(file))
     module = _read(file, check)
     report.files_read.append(str(file))
-    if module is not None and "config" not in module.exports:
-        exported = ", ".join(module.exports) or "nothing"
-        report.skipped.append(Skipped(relative, "model", "not a cookbook config: exports "
-                                      f"{exported}, no `config` with cells"))
+    why = _out_of_scope(module) if module is not None else None
+    if why is not None:
+        report.skipped.append(Skipped(relative, "model", why))
         report.outcomes[relative] = "out of scope"
         return {}
     config = _check_config(module, check) if module is not None else None
@@ -479,6 +478,26 @@ def _model_file(
     for name, document in ((n, json.loads(t)) for n, t in texts.items()):
         report.recipes[name] = len(document["recipes"])
     return texts
+
+
+def _out_of_scope(module: JsModule) -> str | None:
+    """Why a module is no cookbook config of text generation (None when it is one): it
+    exports no ``config``, or none of its cells is keyed by the five match fields (the
+    diffusion pages key theirs by ``hw`` and ``profile``)."""
+    if "config" not in module.exports:
+        exported = ", ".join(module.exports) or "nothing"
+        return f"not a cookbook config: exports {exported}, no `config` with cells"
+    cells = module.export("config").get("cells") \
+        if isinstance(module.export("config"), Mapping) else None
+    if not isinstance(cells, list) or not cells:
+        return None
+    keys = [set(cell["match"]) for cell in cells
+            if isinstance(cell, Mapping) and isinstance(cell.get("match"), Mapping)]
+    if keys and not any(set(MATCH_FIELDS) <= found for found in keys):
+        return (f"its cells are keyed by {', '.join(sorted(set().union(*keys)))}, not "
+                f"{'/'.join(MATCH_FIELDS)}: not a text-generation recipe matrix "
+                f"({len(module.unknown)} non-literal part(s) left unread)")
+    return None
 
 
 def _unknown_reason(shape: UnknownShape) -> str:
