@@ -9,6 +9,7 @@ diagnosed. Four engine starts in all; no process is left after any of them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,12 +57,21 @@ def test_search_matches_what_vllm_accepts(engine_python: Path, long_model: Path,
     prior, source = planner_prior(param, argv, env, None)
     assert prior is not None, source
     options = SearchOptions(param=param, argv=argv, log_dir=tmp_path, minimum=256,
-                            maximum=262144, resolution=256, prior=prior, env=env,
-                            timeout_s=600)
-    result = run_search(options)
+                            maximum=262144, resolution=256, prior=prior, prior_source=source,
+                            env=env, timeout_s=600)
+    kept: list[dict[str, Any]] = []
+    result = run_search(options, record=lambda kind, doc, _search: kept.append(doc)
+                        if kind == "launch" and "verdict" in doc else None)
     assert result.status == "done", result.to_dict()
     best = result.best
     assert best is not None and len(result.attempts) <= 3
+    # Each attempt kept the plan at its value beside the engine's log: the same KV tokens
+    # when it started, the same largest length when vLLM refused it.
+    for doc in kept:
+        rows = {row["figure"]: row for row in doc["evidence"]["comparison"]}
+        key = "kv_cache_tokens" if doc["verdict"] == "ok" else "estimated_max_model_len"
+        assert rows[key]["observed"] is not None, doc["evidence"]
+        assert rows[key]["relative_error"] == 0.0, rows[key]
     # The search's answer is the largest length vLLM accepts: it starts, one more does not.
     ready = launch_at(engine_python, long_model, int(best), tmp_path / "at.log")
     assert ready.ready and ready.time_to_ready_s is not None, ready.to_dict()

@@ -339,7 +339,7 @@ def search(
         param=chosen, argv=tuple(command), log_dir=_log_dir(store), minimum=low, maximum=high,
         resolution=resolution if resolution is not None else chosen.resolution, start=start,
         prior=prior, prior_source=None if prior is None else why, env=environment,
-        timeout_s=timeout, use_hints=not no_hints)
+        timeout_s=timeout, use_hints=not no_hints, gpu=gpu)
 
     def progress(attempt: Any) -> None:
         if not as_json:

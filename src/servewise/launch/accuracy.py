@@ -140,6 +140,7 @@ def accuracy_report(samples: Iterable[Sample], skipped: Iterable[str] = ()) -> d
                      "engine": sample.engine, "engine_version": sample.engine_version,
                      "kv_cache_tokens_error": sample.error(),
                      "kv_available_gib_error": sample.error("kv_available_gib"),
+                     "estimated_max_model_len_error": sample.error("estimated_max_model_len"),
                      "weights_gib_error": sample.error("weights_gib")})
     table = []
     for (family, engine, version), members in sorted(groups.items()):

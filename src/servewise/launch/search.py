@@ -75,6 +75,9 @@ class SearchOptions:
     max_attempts: int = 40
     use_hints: bool = True
     """Jump to the engine's own figures (off: plain doubling and bisection, the baseline)."""
+    gpu: str | None = None
+    """``--gpu NAME[:COUNT]``: with a planner prior, each attempt keeps the plan at its value
+    beside what the engine logged (``prediction``, ``evidence``; see launch.evidence)."""
     search_id: str = field(default_factory=lambda: new_run_id("search"))
 
 
@@ -240,8 +243,26 @@ def _attempt(options: SearchOptions, engine: str | None, value: float,
     attempt = Attempt(value, judged, launched, hint)
     if record is not None:
         record("launch", {**launched.to_dict(), "argv": argv, "search_id": options.search_id,
-                          "value": _plain(value), "verdict": judged}, options.search_id)
+                          "value": _plain(value), "verdict": judged,
+                          **_evidence(options, argv, launched)}, options.search_id)
     return attempt
+
+
+def _evidence(options: SearchOptions, argv: Sequence[str], launched: LaunchResult
+              ) -> dict[str, Any]:
+    """The plan at this attempt's value beside the engine's log, when the planner reads the
+    command (the search had a planner prior); nothing otherwise."""
+    if options.prior is None or options.prior_source is None:
+        return {}
+    import os
+
+    from servewise.launch.evidence import evidence_for, observed_facts, prediction_from_command
+
+    prediction, note = prediction_from_command(argv, {**os.environ, **options.env},
+                                               options.gpu)
+    return {"prediction": prediction, "prediction_note": note, "gpu": options.gpu,
+            "evidence": evidence_for(prediction, observed_facts(launched.log_path),
+                                     launched.time_to_ready_s)}
 
 
 def planner_prior(param: Param, argv: Sequence[str], env: Mapping[str, str],
