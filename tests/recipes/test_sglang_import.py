@@ -57,13 +57,14 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
                                "zai-org/glm-5.1.jsx": "imported",
                                "MiniMaxAI/minimax-m2.7.jsx": "imported",
                                "MiniMaxAI/minimax-h3.jsx": "out of scope",
-                               "nvidia/nemotron3-ultra.jsx": "imported"}
+                               "nvidia/nemotron3-ultra.jsx": "imported",
+                               "tencent/hy3.jsx": "imported"}
     assert set(report.benchmark_outcomes.values()) == {"imported"}
-    assert len(report.benchmark_outcomes) == 6
+    assert len(report.benchmark_outcomes) == 7
     # Command A+ 10, LFM2.5 21, Unlimited-OCR 6, Ornith 9, LongCat 4, Kimi-K2.6 18 - 2 (MI350X),
-    # GLM-5.1 17, MiniMax-M2.7 24 - 1 (Xeon), Nemotron3-Ultra 16
-    assert sum(report.recipes.values()) == 10 + 21 + 6 + 9 + 4 + 16 + 17 + 23 + 16
-    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1 + 1 + 1 + 1  # a file per model variant
+    # GLM-5.1 17, MiniMax-M2.7 24 - 1 (Xeon), Nemotron3-Ultra 16, Hy3 20
+    assert sum(report.recipes.values()) == 10 + 21 + 6 + 9 + 4 + 16 + 17 + 23 + 16 + 20
+    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1  # one per variant
     reasons = {(s.file, s.what): s.why for s in report.skipped}
     assert reasons == {
         ("deepseek-ai/deepseek-v4-srt-slurm.jsx", "model"):
@@ -80,7 +81,7 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
     }
     book = load_recipes(user_dir)
     imported = [r for r in book if r.id.startswith("sglang-cookbook/") and r.user]
-    assert len(imported) == 122
+    assert len(imported) == 142
     assert all(r.engine == "sglang" and not any("{{" in word for word in r.argv)
                for r in imported)
     assert {r.origin for r in imported} == {"user import"}
@@ -173,6 +174,10 @@ def test_benchmark_rows_in_the_bench_shape(user_dir: Path) -> None:
     longcat = book.require(LONGCAT_2N.replace("h200", "b300").replace("multi-2", "single"))
     assert longcat.benchmarks == ()                         # accuracy only: no speed rows
     assert "gsm8k_pct 95.8904" in longcat.notes and "200 examples" in longcat.notes
+    hy3 = book.require("sglang-cookbook/tencent/hy3/default/h200/bf16/balanced/single")
+    assert hy3.notes == "the cookbook's accuracy: gsm8k_pct 95.83"   # a score beside `match`
+    pending = book.require("sglang-cookbook/tencent/hy3/default/b200/fp8/balanced/single")
+    assert pending.notes == "the cookbook's benchmark for this cell is pending"
 
 
 def test_a_broken_file_is_refused_and_the_rest_imported(clone: Path, user_dir: Path) -> None:
@@ -249,9 +254,9 @@ def test_recipe_import_tells_a_cookbook_clone_from_vllms_database(user_dir: Path
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE), "--json"])
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["recipe_count"] == 122
-    assert data["files"] == {"imported": 9, "out of scope": 2}
-    assert len(data["benchmark_outcomes"]) == 6
+    assert data["recipe_count"] == 142
+    assert data["files"] == {"imported": 10, "out of scope": 2}
+    assert len(data["benchmark_outcomes"]) == 7
     assert (user_dir / "recipes" / "sglang-cookbook.coherelabs.command-a-plus.default."
             "sglang.json").is_file()
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE / "README.md")])
@@ -271,7 +276,7 @@ def test_the_shipped_snapshot_is_what_the_script_writes() -> None:
     snapshot = json.loads(gzip.decompress(data))
     assert snapshot["commits"]["docs_new/src/snippets/configs/LiquidAI/lfm2.5.jsx"] == \
         "6b0b8a44257f92a3d9d6312078247f5911dd6b3a"
-    assert len(snapshot["files"]) == 17
+    assert len(snapshot["files"]) == 18
 
 
 def test_a_fresh_install_knows_the_cookbook() -> None:
@@ -279,6 +284,6 @@ def test_a_fresh_install_knows_the_cookbook() -> None:
     recipe = book.require(LONGCAT_2N)
     assert recipe.origin == "sglang-cookbook (shipped snapshot)" and not recipe.user
     shipped = [r for r in book if r.id.startswith("sglang-cookbook/")]
-    assert len(shipped) == 122
+    assert len(shipped) == 142
     ids = [r.id for r in book]
     assert len(ids) == len(set(ids))

@@ -41,6 +41,13 @@ def accuracy_of(value: Any) -> dict[str, float]:
     return {str(k): float(v) for k, v in value.items() if is_number(v)}
 
 
+def entry_accuracy(entry: Mapping[str, Any]) -> dict[str, float]:
+    """The accuracy of a benchmark entry: its ``accuracy`` object, else the ``*_pct`` scores
+    written beside ``match`` (as some pages do: ``{match: …, gsm8k_pct: 95.75}``)."""
+    return accuracy_of(entry.get("accuracy")) or accuracy_of(
+        {key: value for key, value in entry.items() if key.endswith("_pct")})
+
+
 @dataclass(frozen=True)
 class Bench:
     """The checked benchmark entries of one file, by cell key, and how it counts tokens."""
@@ -158,7 +165,7 @@ def bench_run(entry: Mapping[str, Any], bench: Bench, stat: str, gpus: int,
                                str(entry.get("notes") or "")]))}
     if entry.get("sglang_version"):
         run["engine_version"] = str(entry["sglang_version"])
-    accuracy = accuracy_of(entry.get("accuracy")) or default_accuracy
+    accuracy = entry_accuracy(entry) or default_accuracy
     if accuracy:
         run["accuracy"] = accuracy
     run["results"] = results
@@ -166,4 +173,4 @@ def bench_run(entry: Mapping[str, Any], bench: Bench, stat: str, gpus: int,
 
 
 __all__ = ["MATCH_FIELDS", "Bench", "accuracy_of", "bench_run", "cell_key", "check_benchmarks",
-           "is_number", "output_only"]
+           "entry_accuracy", "is_number", "output_only"]

@@ -54,6 +54,7 @@ from servewise.recipes.sglang_bench import (
     bench_run,
     cell_key,
     check_benchmarks,
+    entry_accuracy,
     output_only,
 )
 from servewise.recipes.validate import Checker, Problem, RecipeDataError, short
@@ -409,7 +410,7 @@ def _documents(
         if run is not None:
             recipe["benchmarks"] = [run]
         elif entry:
-            accuracy = accuracy_of(entry.get("accuracy")) or default_accuracy
+            accuracy = entry_accuracy(entry) or default_accuracy
             said = ["the cookbook's accuracy: " + ", ".join(
                 f"{k} {v:g}" for k, v in accuracy.items())] if accuracy else []
             recipe["notes"] = "; ".join([*said, *filter(None, [str(entry.get("notes") or "")])]) \
