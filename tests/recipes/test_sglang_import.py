@@ -57,14 +57,15 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
                                "zai-org/glm-5.1.jsx": "imported",
                                "MiniMaxAI/minimax-m2.7.jsx": "imported",
                                "MiniMaxAI/minimax-h3.jsx": "out of scope",
+                               "MiniMaxAI/minimax-m3.jsx": "imported",
                                "nvidia/nemotron3-ultra.jsx": "imported",
                                "tencent/hy3.jsx": "imported"}
     assert set(report.benchmark_outcomes.values()) == {"imported"}
-    assert len(report.benchmark_outcomes) == 7
+    assert len(report.benchmark_outcomes) == 8
     # Command A+ 10, LFM2.5 21, Unlimited-OCR 6, Ornith 9, LongCat 4, Kimi-K2.6 18 - 2 (MI350X),
-    # GLM-5.1 17, MiniMax-M2.7 24 - 1 (Xeon), Nemotron3-Ultra 16, Hy3 20
-    assert sum(report.recipes.values()) == 10 + 21 + 6 + 9 + 4 + 16 + 17 + 23 + 16 + 20
-    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1  # one per variant
+    # GLM-5.1 17, MiniMax-M2.7 24 - 1 (Xeon), Nemotron3-Ultra 16, Hy3 20, MiniMax-M3 9 - 1
+    assert sum(report.recipes.values()) == 10 + 21 + 6 + 9 + 4 + 16 + 17 + 23 + 16 + 20 + 8
+    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1  # one per variant
     reasons = {(s.file, s.what): s.why for s in report.skipped}
     assert reasons == {
         ("deepseek-ai/deepseek-v4-srt-slurm.jsx", "model"):
@@ -72,6 +73,8 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
         ("moonshotai/kimi-k2.6.jsx", "cell mi350x/default/int4/low-latency/single"):
             "GPU 'mi350x' is not in servewise's GPU catalog",
         ("moonshotai/kimi-k2.6.jsx", "cell mi350x/default/int4/high-throughput/single"):
+            "GPU 'mi350x' is not in servewise's GPU catalog",
+        ("MiniMaxAI/minimax-m3.jsx", "cell mi350x/default/mxfp8/balanced/single"):
             "GPU 'mi350x' is not in servewise's GPU catalog",
         ("MiniMaxAI/minimax-m2.7.jsx", "cell xeon/default/fp8/balanced/single"):
             "Xeon (intel) is not a GPU servewise serves",
@@ -81,7 +84,7 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
     }
     book = load_recipes(user_dir)
     imported = [r for r in book if r.id.startswith("sglang-cookbook/") and r.user]
-    assert len(imported) == 142
+    assert len(imported) == 150
     assert all(r.engine == "sglang" and not any("{{" in word for word in r.argv)
                for r in imported)
     assert {r.origin for r in imported} == {"user import"}
@@ -174,6 +177,11 @@ def test_benchmark_rows_in_the_bench_shape(user_dir: Path) -> None:
     longcat = book.require(LONGCAT_2N.replace("h200", "b300").replace("multi-2", "single"))
     assert longcat.benchmarks == ()                         # accuracy only: no speed rows
     assert "gsm8k_pct 95.8904" in longcat.notes and "200 examples" in longcat.notes
+    m3 = book.require("sglang-cookbook/minimaxai/minimax-m3/default/b300/mxfp8/balanced/single")
+    assert "ttft_ms" not in m3.benchmarks[0].results[0]        # the cookbook's `ttft_ms: null`
+    assert m3.benchmarks[0].results[0]["tpot_ms"] == {"p50": 32.8}
+    amd = book.require("sglang-cookbook/minimaxai/minimax-m3/default/mi300x/mxfp8/balanced/single")
+    assert amd.image is None             # the cookbook's `lmsysorg/sglang:<rocm-tag>-rocm700-mi30x`
     hy3 = book.require("sglang-cookbook/tencent/hy3/default/h200/bf16/balanced/single")
     assert hy3.notes == "the cookbook's accuracy: gsm8k_pct 95.83"   # a score beside `match`
     pending = book.require("sglang-cookbook/tencent/hy3/default/b200/fp8/balanced/single")
@@ -254,9 +262,9 @@ def test_recipe_import_tells_a_cookbook_clone_from_vllms_database(user_dir: Path
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE), "--json"])
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["recipe_count"] == 142
-    assert data["files"] == {"imported": 10, "out of scope": 2}
-    assert len(data["benchmark_outcomes"]) == 7
+    assert data["recipe_count"] == 150
+    assert data["files"] == {"imported": 11, "out of scope": 2}
+    assert len(data["benchmark_outcomes"]) == 8
     assert (user_dir / "recipes" / "sglang-cookbook.coherelabs.command-a-plus.default."
             "sglang.json").is_file()
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE / "README.md")])
@@ -276,7 +284,7 @@ def test_the_shipped_snapshot_is_what_the_script_writes() -> None:
     snapshot = json.loads(gzip.decompress(data))
     assert snapshot["commits"]["docs_new/src/snippets/configs/LiquidAI/lfm2.5.jsx"] == \
         "6b0b8a44257f92a3d9d6312078247f5911dd6b3a"
-    assert len(snapshot["files"]) == 18
+    assert len(snapshot["files"]) == 19
 
 
 def test_a_fresh_install_knows_the_cookbook() -> None:
@@ -284,6 +292,6 @@ def test_a_fresh_install_knows_the_cookbook() -> None:
     recipe = book.require(LONGCAT_2N)
     assert recipe.origin == "sglang-cookbook (shipped snapshot)" and not recipe.user
     shipped = [r for r in book if r.id.startswith("sglang-cookbook/")]
-    assert len(shipped) == 142
+    assert len(shipped) == 150
     ids = [r.id for r in book]
     assert len(ids) == len(set(ids))
