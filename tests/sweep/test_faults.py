@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -157,3 +158,16 @@ def test_an_sla_cell_searches_and_keeps_every_run(tmp_path: Path, store_dir: Pat
     assert row["run_id"] == cell["sla"]["best_run_id"] and 2 <= len(cell["run_ids"]) <= 8
     with Store() as store:
         assert all(store.bench_run(run_id) is not None for run_id in cell["run_ids"])
+
+
+def test_a_sweep_from_flags_resumes_from_the_store(store_dir: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    command = shlex.join(synthetic_command(ttft_s=0.01, itl_s=0.001))
+    argv = ["--config", f"a={command}", "--isl", "8", "--osl", "4", "--concurrency", "1,2",
+            "--num-prompts", "4", "--gpus", "1"]
+    code, first = sweep_json(capsys, *argv)
+    assert code == 0 and first["cells"]["done"] == 1
+    assert Path(first["state_path"]).parent == store_dir / "sweeps"
+    code, again = sweep_json(capsys, *argv)  # the same command: nothing runs again
+    assert code == 0 and again["state_path"] == first["state_path"]
+    assert again["configurations"] == first["configurations"]
