@@ -54,6 +54,7 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
                                "deepseek-ai/deepseek-v4-srt-slurm.jsx": "out of scope",
                                "meituan-longcat/longcat-2.0.jsx": "imported",
                                "moonshotai/kimi-k2.6.jsx": "imported",
+                               "moonshotai/kimi-k3.jsx": "imported",
                                "zai-org/glm-5.1.jsx": "imported",
                                "MiniMaxAI/minimax-m2.7.jsx": "imported",
                                "MiniMaxAI/minimax-h3.jsx": "out of scope",
@@ -61,11 +62,12 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
                                "nvidia/nemotron3-ultra.jsx": "imported",
                                "tencent/hy3.jsx": "imported"}
     assert set(report.benchmark_outcomes.values()) == {"imported"}
-    assert len(report.benchmark_outcomes) == 8
+    assert len(report.benchmark_outcomes) == 9
     # Command A+ 10, LFM2.5 21, Unlimited-OCR 6, Ornith 9, LongCat 4, Kimi-K2.6 18 - 2 (MI350X),
-    # GLM-5.1 17, MiniMax-M2.7 24 - 1 (Xeon), Nemotron3-Ultra 16, Hy3 20, MiniMax-M3 9 - 1
-    assert sum(report.recipes.values()) == 10 + 21 + 6 + 9 + 4 + 16 + 17 + 23 + 16 + 20 + 8
-    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1  # one per variant
+    # GLM-5.1 17, MiniMax-M2.7 24 - 1 (Xeon), Nemotron3-Ultra 16, Hy3 20, MiniMax-M3 9 - 1,
+    # Kimi-K3 8
+    assert sum(report.recipes.values()) == 10 + 21 + 6 + 9 + 4 + 16 + 17 + 23 + 16 + 20 + 8 + 8
+    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1  # per variant
     reasons = {(s.file, s.what): s.why for s in report.skipped}
     assert reasons == {
         ("deepseek-ai/deepseek-v4-srt-slurm.jsx", "model"):
@@ -84,7 +86,7 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
     }
     book = load_recipes(user_dir)
     imported = [r for r in book if r.id.startswith("sglang-cookbook/") and r.user]
-    assert len(imported) == 150
+    assert len(imported) == 158
     assert all(r.engine == "sglang" and not any("{{" in word for word in r.argv)
                for r in imported)
     assert {r.origin for r in imported} == {"user import"}
@@ -149,6 +151,10 @@ def test_a_multi_node_cell_runs_on_its_nodes(user_dir: Path) -> None:
     assert (nemotron.match.nodes, nemotron.match.gpus) == (2, 8)   # --tp 16 over 2 nodes
     assert nemotron.checkpoint == "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16"
     assert nemotron.image == "lmsysorg/sglang:dev-nemotron3-ultra"
+    k3 = load_recipes(user_dir).require(
+        "sglang-cookbook/moonshotai/kimi-k3/default/gb300/mxfp4/high-throughput/multi-2")
+    assert (k3.match.nodes, k3.match.gpus, k3.status) == (2, 4, "verified")  # 2 x 4 GB300
+    assert k3.env_dict["SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK"] == "20480"
     minimax = load_recipes(user_dir).require(
         "sglang-cookbook/minimaxai/minimax-m2.7/default/a100-80gb/fp8/balanced/single")
     assert minimax.match.hw == "a100-80gb"      # the file's own `hardware` entry: A100, 80GB
@@ -262,9 +268,9 @@ def test_recipe_import_tells_a_cookbook_clone_from_vllms_database(user_dir: Path
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE), "--json"])
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["recipe_count"] == 150
-    assert data["files"] == {"imported": 11, "out of scope": 2}
-    assert len(data["benchmark_outcomes"]) == 8
+    assert data["recipe_count"] == 158
+    assert data["files"] == {"imported": 12, "out of scope": 2}
+    assert len(data["benchmark_outcomes"]) == 9
     assert (user_dir / "recipes" / "sglang-cookbook.coherelabs.command-a-plus.default."
             "sglang.json").is_file()
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE / "README.md")])
@@ -284,7 +290,7 @@ def test_the_shipped_snapshot_is_what_the_script_writes() -> None:
     snapshot = json.loads(gzip.decompress(data))
     assert snapshot["commits"]["docs_new/src/snippets/configs/LiquidAI/lfm2.5.jsx"] == \
         "6b0b8a44257f92a3d9d6312078247f5911dd6b3a"
-    assert len(snapshot["files"]) == 19
+    assert len(snapshot["files"]) == 20
 
 
 def test_a_fresh_install_knows_the_cookbook() -> None:
@@ -292,6 +298,6 @@ def test_a_fresh_install_knows_the_cookbook() -> None:
     recipe = book.require(LONGCAT_2N)
     assert recipe.origin == "sglang-cookbook (shipped snapshot)" and not recipe.user
     shipped = [r for r in book if r.id.startswith("sglang-cookbook/")]
-    assert len(shipped) == 150
+    assert len(shipped) == 158
     ids = [r.id for r in book]
     assert len(ids) == len(set(ids))
