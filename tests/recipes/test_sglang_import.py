@@ -60,14 +60,16 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
                                "MiniMaxAI/minimax-h3.jsx": "out of scope",
                                "MiniMaxAI/minimax-m3.jsx": "imported",
                                "nvidia/nemotron3-ultra.jsx": "imported",
+                               "poolside/laguna-m1.jsx": "imported",
                                "tencent/hy3.jsx": "imported"}
     assert set(report.benchmark_outcomes.values()) == {"imported"}
-    assert len(report.benchmark_outcomes) == 9
+    assert len(report.benchmark_outcomes) == 10
     # Command A+ 10, LFM2.5 21, Unlimited-OCR 6, Ornith 9, LongCat 4, Kimi-K2.6 18 - 2 (MI350X),
     # GLM-5.1 17, MiniMax-M2.7 24 - 1 (Xeon), Nemotron3-Ultra 16, Hy3 20, MiniMax-M3 9 - 1,
-    # Kimi-K3 8
-    assert sum(report.recipes.values()) == 10 + 21 + 6 + 9 + 4 + 16 + 17 + 23 + 16 + 20 + 8 + 8
-    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1  # per variant
+    # Kimi-K3 8, Laguna-M.1 14
+    assert sum(report.recipes.values()) == (10 + 21 + 6 + 9 + 4 + 16 + 17 + 23 + 16 + 20 + 8
+                                            + 8 + 14)
+    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1  # variants
     reasons = {(s.file, s.what): s.why for s in report.skipped}
     assert reasons == {
         ("deepseek-ai/deepseek-v4-srt-slurm.jsx", "model"):
@@ -86,7 +88,7 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
     }
     book = load_recipes(user_dir)
     imported = [r for r in book if r.id.startswith("sglang-cookbook/") and r.user]
-    assert len(imported) == 158
+    assert len(imported) == 172
     assert all(r.engine == "sglang" and not any("{{" in word for word in r.argv)
                for r in imported)
     assert {r.origin for r in imported} == {"user import"}
@@ -268,9 +270,9 @@ def test_recipe_import_tells_a_cookbook_clone_from_vllms_database(user_dir: Path
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE), "--json"])
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["recipe_count"] == 158
-    assert data["files"] == {"imported": 12, "out of scope": 2}
-    assert len(data["benchmark_outcomes"]) == 9
+    assert data["recipe_count"] == 172
+    assert data["files"] == {"imported": 13, "out of scope": 2}
+    assert len(data["benchmark_outcomes"]) == 10
     assert (user_dir / "recipes" / "sglang-cookbook.coherelabs.command-a-plus.default."
             "sglang.json").is_file()
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE / "README.md")])
@@ -290,7 +292,7 @@ def test_the_shipped_snapshot_is_what_the_script_writes() -> None:
     snapshot = json.loads(gzip.decompress(data))
     assert snapshot["commits"]["docs_new/src/snippets/configs/LiquidAI/lfm2.5.jsx"] == \
         "6b0b8a44257f92a3d9d6312078247f5911dd6b3a"
-    assert len(snapshot["files"]) == 20
+    assert len(snapshot["files"]) == 21
 
 
 def test_a_fresh_install_knows_the_cookbook() -> None:
@@ -298,6 +300,6 @@ def test_a_fresh_install_knows_the_cookbook() -> None:
     recipe = book.require(LONGCAT_2N)
     assert recipe.origin == "sglang-cookbook (shipped snapshot)" and not recipe.user
     shipped = [r for r in book if r.id.startswith("sglang-cookbook/")]
-    assert len(shipped) == 158
+    assert len(shipped) == 172
     ids = [r.id for r in book]
     assert len(ids) == len(set(ids))
