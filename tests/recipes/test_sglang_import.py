@@ -61,15 +61,16 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
                                "MiniMaxAI/minimax-m3.jsx": "imported",
                                "nvidia/nemotron3-ultra.jsx": "imported",
                                "poolside/laguna-m1.jsx": "imported",
+                               "poolside/laguna-s21.jsx": "imported",
                                "tencent/hy3.jsx": "imported"}
     assert set(report.benchmark_outcomes.values()) == {"imported"}
-    assert len(report.benchmark_outcomes) == 10
+    assert len(report.benchmark_outcomes) == 11
     # Command A+ 10, LFM2.5 21, Unlimited-OCR 6, Ornith 9, LongCat 4, Kimi-K2.6 18 - 2 (MI350X),
     # GLM-5.1 17, MiniMax-M2.7 24 - 1 (Xeon), Nemotron3-Ultra 16, Hy3 20, MiniMax-M3 9 - 1,
-    # Kimi-K3 8, Laguna-M.1 14
+    # Kimi-K3 8, Laguna-M.1 14, Laguna-S-2.1 22
     assert sum(report.recipes.values()) == (10 + 21 + 6 + 9 + 4 + 16 + 17 + 23 + 16 + 20 + 8
-                                            + 8 + 14)
-    assert len(report.written) == 1 + 7 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1  # variants
+                                            + 8 + 14 + 22)
+    assert len(report.written) == 7 + 3 + 12                # one file per model variant
     reasons = {(s.file, s.what): s.why for s in report.skipped}
     assert reasons == {
         ("deepseek-ai/deepseek-v4-srt-slurm.jsx", "model"):
@@ -88,7 +89,7 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
     }
     book = load_recipes(user_dir)
     imported = [r for r in book if r.id.startswith("sglang-cookbook/") and r.user]
-    assert len(imported) == 172
+    assert len(imported) == 194
     assert all(r.engine == "sglang" and not any("{{" in word for word in r.argv)
                for r in imported)
     assert {r.origin for r in imported} == {"user import"}
@@ -177,6 +178,13 @@ def test_benchmark_rows_in_the_bench_shape(user_dir: Path) -> None:
     assert run.engine_version == "0.0.0.dev1+g631db6c75"
     assert run.accuracy == {"mmlu_pct": 76.61, "gsm8k_pct": 91.96, "gpqa_pct": 52.27,
                             "aime25_pct": 45.21}            # the config's defaultAccuracy
+    # Laguna-S-2.1's numbers fit input + output (its header says so): 1 x 1024 / (0.102 s +
+    # 1024 x 3.48 ms) / 8 GPUs ≈ 35 output tok/s/GPU, x 9 ≈ 314 against the cookbook's 305
+    laguna = book.require("sglang-cookbook/poolside/laguna-s21/default/h200/bf16/low-latency/"
+                          "single").benchmarks[0]
+    assert laguna.derived == ("output_tokens_per_sec_per_gpu",)
+    assert laguna.results[0]["tokens_per_sec_per_gpu"] == 305
+    assert laguna.results[0]["output_tokens_per_sec_per_gpu"] == round(305 * 1024 / 9216, 1)
     cohere = book.require(COHERE_H200).benchmarks[0]
     assert cohere.accuracy == {"gsm8k_pct": 90.5}           # the entry's own
     assert [r["workload"]["isl"] for r in cohere.results] == [1000, 8000]
@@ -270,9 +278,9 @@ def test_recipe_import_tells_a_cookbook_clone_from_vllms_database(user_dir: Path
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE), "--json"])
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["recipe_count"] == 172
-    assert data["files"] == {"imported": 13, "out of scope": 2}
-    assert len(data["benchmark_outcomes"]) == 10
+    assert data["recipe_count"] == 194
+    assert data["files"] == {"imported": 14, "out of scope": 2}
+    assert len(data["benchmark_outcomes"]) == 11
     assert (user_dir / "recipes" / "sglang-cookbook.coherelabs.command-a-plus.default."
             "sglang.json").is_file()
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE / "README.md")])
@@ -292,7 +300,7 @@ def test_the_shipped_snapshot_is_what_the_script_writes() -> None:
     snapshot = json.loads(gzip.decompress(data))
     assert snapshot["commits"]["docs_new/src/snippets/configs/LiquidAI/lfm2.5.jsx"] == \
         "6b0b8a44257f92a3d9d6312078247f5911dd6b3a"
-    assert len(snapshot["files"]) == 21
+    assert len(snapshot["files"]) == 22
 
 
 def test_a_fresh_install_knows_the_cookbook() -> None:
@@ -300,6 +308,6 @@ def test_a_fresh_install_knows_the_cookbook() -> None:
     recipe = book.require(LONGCAT_2N)
     assert recipe.origin == "sglang-cookbook (shipped snapshot)" and not recipe.user
     shipped = [r for r in book if r.id.startswith("sglang-cookbook/")]
-    assert len(shipped) == 172
+    assert len(shipped) == 194
     ids = [r.id for r in book]
     assert len(ids) == len(set(ids))
