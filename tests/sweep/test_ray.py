@@ -4,7 +4,8 @@ The cluster is one head node (``ray start --head --block``, in its own process g
 at the end) with 2 CPUs standing in for GPUs (``--ray-resource CPU``). Two configurations
 reserving one each must run at once; a third that needs 3 cannot be placed on any node and is
 refused at once (Ray would wait for it forever). Afterwards no engine is left and every
-CPU of the cluster is free again.
+CPU of the cluster is free again. Ctrl-C in the middle cancels the tasks: the engines are
+gone, the finished cells kept, and the same command finishes the rest.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -33,7 +35,7 @@ RAY_BIN = Path(os.environ.get("VIRTUAL_ENV") or Path(__file__).resolve().parents
                ) / "bin" / "ray"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     """A one-node Ray cluster with 2 CPUs on 127.0.0.1; its address."""
     if not RAY_BIN.exists():
@@ -108,11 +110,68 @@ def test_two_configurations_at_once_on_a_local_cluster(
         assert not alive(record["launch"]["pid"])  # the engine is gone
         assert "listening on" in Path(record["ray"]["local_log"]).read_text()  # streamed back
     # nothing left running on the cluster: every CPU is free again
-    ray.init(address=cluster, log_to_driver=False, logging_level="WARNING")
+    assert cpus_free(cluster) == 2.0
+
+
+def cpus_free(address: str) -> float:
+    ray.init(address=address, log_to_driver=False, logging_level="WARNING")
     try:
         deadline = time.monotonic() + 30
         while ray.available_resources().get("CPU") != 2.0 and time.monotonic() < deadline:
             time.sleep(0.5)
-        assert ray.available_resources().get("CPU") == 2.0
+        return float(ray.available_resources().get("CPU", 0.0))
     finally:
         ray.shutdown()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+def test_ctrl_c_cancels_the_tasks_and_the_sweep_resumes(
+        cluster: str, tmp_path: Path, store_dir: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    slow = synthetic_command(ttft_s=0.02, itl_s=0.05)  # a cell takes about 20 s
+    plan = tmp_path / "ray.yaml"
+    plan.write_text(yaml.safe_dump({
+        "name": "ray", "timeout": 60,
+        "configurations": [{"name": "one", "command": slow, "gpus": 1},
+                           {"name": "two", "command": slow, "gpus": 1}],
+        "workloads": [{"isl": 16, "osl": 20, "concurrency": 2, "num_prompts": 4},
+                      {"isl": 16, "osl": 40, "concurrency": 2, "num_prompts": 20}],
+    }))
+    state_path = tmp_path / "ray.sweep.json"
+    argv = [sys.executable, "-m", "servewise", "sweep", str(plan), "--ray", cluster,
+            "--ray-resource", "CPU", "--json"]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, "SERVEWISE_CACHE_DIR": str(store_dir)})
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # interrupt once a cell is finished
+            if state_path.exists() and json.loads(state_path.read_text())["cells"]:
+                break
+            time.sleep(0.2)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err.decode()[-2000:]
+    assert json.loads(out)["status"] == "interrupted"
+    first = json.loads(state_path.read_text())
+    records = list(first["configurations"].values())
+    assert {r["status"] for r in records} == {"interrupted"}
+    for record in records:  # the cancelled tasks' engines are gone
+        deadline = time.monotonic() + 15
+        while alive(record["engine_pid"]) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not alive(record["engine_pid"])
+    assert cpus_free(cluster) == 2.0
+    done = {key: cell["run_ids"] for key, cell in first["cells"].items()}
+    assert 1 <= len(done) < 4
+
+    code = run(["sweep", str(plan), "--ray", cluster, "--ray-resource", "CPU", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0 and document["cells"]["done"] == 4
+    second = json.loads(state_path.read_text())
+    for key, run_ids in done.items():  # the finished cells were not run again
+        assert second["cells"][key]["run_ids"] == run_ids

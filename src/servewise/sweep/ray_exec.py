@@ -22,6 +22,7 @@ optional dependency (``pip install 'servewise[ray]'``); nothing else imports it.
 from __future__ import annotations
 
 import contextlib
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -174,10 +175,26 @@ def run_sweep_on_ray(address: str, plan: SweepPlan, state: SweepState, options: 
         raise UsageError(f"cannot connect to the Ray cluster at {address!r}: {error}",
                          hint="give the head's address (ray start --head prints it), or "
                          "'auto' on a node of the cluster", found=address) from None
+    previous = _sigterm_as_interrupt()  # ray.init put its own handler, which just exits
     try:
         _run(ray, plan, state, options, sink, resource)
     finally:
+        if previous is not None:
+            with contextlib.suppress(ValueError):
+                signal.signal(signal.SIGTERM, previous)
         ray.shutdown()
+
+
+def _sigterm_as_interrupt() -> Any:
+    """SIGTERM raises KeyboardInterrupt (the tasks are then cancelled and recorded); the
+    handler it replaces, or None off the main thread."""
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:
+        return None
 
 
 def _run(ray: Any, plan: SweepPlan, state: SweepState, options: SweepOptions, sink: Sink,

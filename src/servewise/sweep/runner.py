@@ -246,7 +246,14 @@ def run_configuration(plan: SweepPlan, config: Configuration, workloads: Sequenc
                           f"{spec.log_path})"))
     status, message = "done", ""
     interrupted: BaseException | None = None
-    run = EngineRun(spec, on_line=lambda text: sink.line(name, text))
+    seen: list[int] = []
+
+    def note_pid(stage: str) -> None:  # the engine's pid, as soon as it runs (a crash's trace)
+        if not seen and run.process is not None:
+            seen.append(run.process.pid)
+            sink.configuration(config.key, {"engine_pid": run.process.pid})
+
+    run = EngineRun(spec, on_line=lambda text: sink.line(name, text), on_stage=note_pid)
     try:
         with run:
             result = run.wait_ready()
