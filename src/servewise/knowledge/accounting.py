@@ -8,13 +8,18 @@ The planner asks for a constant by engine, name and engine version::
 Several entries may share a name for different version ranges (``since`` inclusive,
 ``until`` exclusive). A user ``accounting.toml`` in ``$SERVEWISE_DATA_DIR`` overrides entries by
 ``id`` like the other tables.
+
+A constant fitted to startup logs names them in ``fitted_on``: corpus record ids
+(``tests/data/plan_corpus.jsonl``) or ``family:NAME`` for a log outside the corpus, and may
+give a ``prior`` — the value used when those logs are set aside (leave-one-family-out
+validation); without one the prior is zero (the overhead is not known).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +35,8 @@ from servewise.versions import EngineVersion
 
 FILENAME = "accounting.toml"
 TABLE = "constant"
-FIELDS = frozenset({"id", "name", "engine", "value", "unit", "since", "until", "source", "notes"})
+FIELDS = frozenset({"id", "name", "engine", "value", "unit", "since", "until", "source", "notes",
+                    "fitted_on", "prior"})
 ENGINES = ("vllm", "sglang")
 
 
@@ -47,6 +53,15 @@ class EngineConstant:
     until: EngineVersion | None
     sources: tuple[str, ...]
     notes: str
+    fitted_on: tuple[str, ...] = ()
+    """Startup logs the value was fitted to: corpus record ids or ``family:NAME``."""
+    prior: float | str | None = None
+    """The value without those logs (``None``: zero)."""
+
+    @property
+    def fitted(self) -> bool:
+        """Whether the value was fitted to logs rather than read in an engine's source."""
+        return bool(self.fitted_on)
 
     def applies(self, version: EngineVersion) -> bool:
         """Whether the entry holds for ``version``."""
@@ -66,6 +81,8 @@ class EngineConstant:
             "until": str(self.until) if self.until else None,
             "sources": list(self.sources),
             "notes": self.notes,
+            "fitted_on": list(self.fitted_on),
+            "prior": self.prior,
         }
 
 
@@ -78,6 +95,14 @@ class EngineConstants:
     def all(self) -> tuple[EngineConstant, ...]:
         """Every entry."""
         return self._all
+
+    def with_values(self, values: dict[str, float | int | str]) -> EngineConstants:
+        """A copy where the entries with the ids in ``values`` hold those values."""
+        unknown = set(values) - {constant.id for constant in self._all}
+        if unknown:
+            raise UsageError(f"no constant with id {sorted(unknown)[0]!r}")
+        return EngineConstants(replace(c, value=values[c.id]) if c.id in values else c
+                               for c in self._all)
 
     def entry(self, engine: str, name: str, version: EngineVersion) -> EngineConstant:
         """The entry for ``name`` that holds at ``version``."""
@@ -122,6 +147,14 @@ def constant_from_entry(entry: RawEntry) -> EngineConstant:
     value = entry.data.get("value")
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise reader.error("value", "must be a number or a string", found=repr(value))
+    prior = entry.data.get("prior")
+    if prior is not None and (isinstance(prior, bool)
+                              or not isinstance(prior, int | float | str)):
+        raise reader.error("prior", "must be a number or a string", found=repr(prior))
+    fitted_on = reader.strings("fitted_on", required=False)
+    if prior is not None and not fitted_on:
+        raise reader.error("prior", "only a fitted constant has a prior",
+                           expected="fitted_on beside it")
     return EngineConstant(
         id=reader.string("id"),
         name=reader.string("name"),
@@ -132,6 +165,8 @@ def constant_from_entry(entry: RawEntry) -> EngineConstant:
         until=reader.optional_version("until"),
         sources=reader.sources(),
         notes=reader.optional_string("notes"),
+        fitted_on=fitted_on,
+        prior=float(prior) if isinstance(prior, int | float) else prior,
     )
 
 

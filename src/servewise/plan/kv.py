@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from servewise.errors import UsageError
 from servewise.plan.arch import LayerCache, ModelSpec
@@ -50,6 +51,36 @@ DSV4_INDEXER_EXTRA = 4
 #: (``DeepseekV4SWACache`` default).
 DSV4_BLOCK = 256
 DSV4_SWA_BLOCK = 64
+
+
+#: ModelOpt's KV cache algorithm names and the ``--kv-cache-dtype`` vLLM resolves ``auto`` to
+#: (``MODELOPT_TO_VLLM_KV_CACHE_DTYPE_MAP``, vllm/utils/torch_utils.py, 0.32.0).
+MODELOPT_KV_CACHE_DTYPES = {"fp8": "fp8_e4m3", "nvfp4": "nvfp4"}
+
+
+def checkpoint_kv_cache_dtype(quantization: Mapping[str, Any]) -> str | None:
+    """The KV cache dtype a ModelOpt checkpoint declares (vLLM's
+    ``get_kv_cache_quant_algo_string``): ``kv_cache_scheme`` or ``kv_cache_quant_algo`` of
+    its ``quantization_config``; None when it declares none, ``auto`` when vLLM would not
+    recognise it."""
+    if not str(quantization.get("quant_method", "")).startswith("modelopt"):
+        return None
+    inner = quantization.get("quantization", quantization)
+    if not isinstance(inner, Mapping):
+        inner = quantization
+    algo = (inner.get("kv_cache_scheme") or quantization.get("kv_cache_scheme")
+            or inner.get("kv_cache_quant_algo") or quantization.get("kv_cache_quant_algo"))
+    if isinstance(algo, Mapping):
+        if algo.get("dynamic") is False and algo.get("num_bits") == 8 \
+                and algo.get("type") == "float":
+            algo = "fp8"
+        elif algo.get("num_bits") == 4 and algo.get("type") == "float":
+            algo = "nvfp4"
+        else:
+            return "auto"
+    if isinstance(algo, str):
+        return MODELOPT_KV_CACHE_DTYPES.get(algo.lower(), "auto")
+    return None
 
 
 def round_up(value: int, multiple: int) -> int:

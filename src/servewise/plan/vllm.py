@@ -31,9 +31,11 @@ from servewise.knowledge.accounting import EngineConstants
 from servewise.knowledge.gpus import GpuSpec
 from servewise.plan.arch import ModelSpec
 from servewise.plan.kv import (
+    KV_DTYPE_BYTES,
     KvGroup,
     PageSpec,
     bytes_per_block,
+    checkpoint_kv_cache_dtype,
     kv_element_bytes,
     pages_per_request,
     vllm_groups,
@@ -141,11 +143,46 @@ def activation_bytes(model: ModelInfo, settings: Settings, mnbt: int, seqs: int,
                      constants: EngineConstants, version: EngineVersion) -> int:
     """The profile run's peak activation on one rank (GPU only).
 
-    With data parallelism and expert parallelism, vLLM's default all-to-all
-    (``allgather_reducescatter``, ``config/parallel.py``) gathers every DP rank's tokens
-    before the experts, so a MoE layer of the profile run sees ``DP x`` the batched tokens:
-    the fused-MoE workspaces (``workspace13``/``workspace2`` of ``modular_kernel.py``, sized
-    by tokens x top_k x intermediate) and the gathered hidden states scale with it.
+    ``profile_run`` (``v1/worker/gpu_model_runner.py``, every V1 version read: 0.10.0 to
+    0.32.0) runs the dummy forward of ``max_num_batched_tokens`` tokens, frees its
+    intermediates and only then warms the sampler up on ``min(max_num_seqs, tokens)`` rows,
+    so the peak is the larger of the two, plus the multimodal encoder's cached outputs:
+    :func:`forward_bytes` and :func:`sampler_bytes`.
+    """
+    forward = forward_bytes(model, settings, mnbt, constants, version)
+    sampler = sampler_bytes(model, mnbt, seqs, constants, version)
+    extra = 0.0
+    if model.config.is_multimodal:
+        extra = constants.number(ENGINE, "multimodal_profile_bytes", version)
+    return int(max(forward, sampler) + extra)
+
+
+def sampler_bytes(model: ModelInfo, mnbt: int, seqs: int, constants: EngineConstants,
+                  version: EngineVersion) -> float:
+    """The sampler warm-up's peak: the model-dtype logits of ``compute_logits`` beside
+    ``sampler_logit_copies`` fp32 tensors of the same shape (``Sampler.forward`` casts the
+    logits to fp32; from 0.18 the Triton top-k/top-p works in place and ``random_sample``
+    adds the probabilities and the exponential draw: 3; before it the sort-based top-k/top-p
+    keeps sorted values, int64 indices, masks and the scattered result)."""
+    copies = constants.number(ENGINE, "sampler_logit_copies", version)
+    if copies <= 0:
+        return 0.0
+    spec = model.spec
+    element = 4 if spec.dtype.lower() in ("float32", "float") else 2
+    return min(seqs, mnbt) * spec.vocab * (element + 4 * copies)
+
+
+def forward_bytes(model: ModelInfo, settings: Settings, mnbt: int,
+                  constants: EngineConstants, version: EngineVersion) -> float:
+    """The dummy forward's peak on one rank.
+
+    Dense: ``tokens * (hidden_multiples * H + 3 * I / tp)`` model-dtype elements (gate_up,
+    the activation output and the hidden-size tensors live at the MLP). MoE: the fused-MoE
+    workspaces (``TritonExperts.workspace_shapes``: tokens x top_k x (max(I, H) + max(2I,
+    H))) and the shared experts. With data parallelism and expert parallelism, vLLM's
+    default all-to-all (``allgather_reducescatter``, ``config/parallel.py``) gathers every
+    DP rank's tokens before the experts, so a MoE layer of the profile run sees ``DP x`` the
+    batched tokens.
     """
     spec = model.spec
     layout = settings.layout
@@ -158,8 +195,6 @@ def activation_bytes(model: ModelInfo, settings: Settings, mnbt: int, seqs: int,
         moe = spec.moe
         shard = 1 if layout.expert_parallel else tp
         inter = moe.intermediate / shard
-        # TritonExperts.workspace_shapes (0.32.0): workspace13 (M, top_k, max(I, H)) and
-        # workspace2 (M, top_k, max(2I, H)); the output (M, H) reuses workspace13
         experts = moe.top_k * (max(inter, spec.hidden) + max(2 * inter, spec.hidden))
         if moe.shared_experts:
             experts += 3 * (moe.shared_intermediate or moe.intermediate) / tp
@@ -168,12 +203,7 @@ def activation_bytes(model: ModelInfo, settings: Settings, mnbt: int, seqs: int,
         moe_peak = moe_tokens * experts * element + (gathered - 1) * mnbt * spec.hidden * element
         dense_peak = mnbt * (mlp if moe.dense_layers else 0) * element
         tokens = mnbt * hidden_multiples * spec.hidden * element + max(moe_peak, dense_peak)
-    copies = constants.number(ENGINE, "sampler_logit_copies", version)
-    sampler = min(seqs, mnbt) * spec.vocab * 4 * copies
-    extra = 0.0
-    if model.config.is_multimodal:
-        extra = constants.number(ENGINE, "multimodal_profile_bytes", version)
-    return int(tokens + sampler + extra)
+    return tokens
 
 
 def _unsupported(model: ModelInfo) -> UnsupportedModelError:
@@ -225,7 +255,17 @@ def vllm_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
     seqs = settings.max_num_seqs or default_seqs
     block, block_why = block_size(model, device, settings, constants, version)
     kv_dtype = settings.kv_cache_dtype or "auto"
-    if spec.family == "dsv4" and kv_dtype in ("auto", "fp8"):
+    declared = checkpoint_kv_cache_dtype(model.config.quantization)
+    if kv_dtype == "auto" and declared not in (None, "auto") and version.at_least(
+            constants.text(ENGINE, "kv_cache_dtype_from_checkpoint", version)):
+        if declared in KV_DTYPE_BYTES:
+            kv_dtype = declared
+            notes.append(f"--kv-cache-dtype auto follows the checkpoint's "
+                         f"kv_cache_quant_algo: {declared}")
+        else:
+            notes.append(f"the checkpoint declares a {declared} KV cache, which is not "
+                         "modelled: sized at the model's dtype")
+    if spec.family == "dsv4" and kv_dtype in ("auto", "fp8", "fp8_e4m3"):
         if kv_dtype == "auto":
             return _failed(version, "fp8_ds_mla layout only supports fp8 kv-cache", mml,
                            ["DeepSeek-V4 needs --kv-cache-dtype fp8"])

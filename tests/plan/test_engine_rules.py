@@ -1,0 +1,106 @@
+"""Engine rules read in vLLM's source, version by version (issue 30).
+
+The profile peak is the larger of the dummy forward and the sampler warm-up; hybrid models
+hold two state pages per linear-attention group with prefix caching on ('align'), which is
+the default for them from 0.26.0; the 'GPU KV cache size' line counts
+``max_concurrency * max_model_len`` from 0.22.0; ``--kv-cache-dtype auto`` follows a ModelOpt
+checkpoint's declared KV cache from 0.14.0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from servewise.formats.hfconfig import HfConfig
+from servewise.knowledge.accounting import load_engine_constants
+from servewise.knowledge.gpus import resolve_gpu
+from servewise.plan.kv import checkpoint_kv_cache_dtype
+from servewise.plan.model import ModelInfo
+from servewise.plan.resolve import load_model
+from servewise.plan.startup import Settings
+from servewise.plan.vllm import activation_bytes, forward_bytes, sampler_bytes, vllm_startup
+from servewise.versions import EngineVersion
+
+CONSTANTS = load_engine_constants()
+
+
+def _with_quantization(model: ModelInfo, quantization: dict[str, object]) -> ModelInfo:
+    raw = dict(model.config.raw)
+    raw["quantization_config"] = quantization
+    config = HfConfig(raw, raw if model.config.text is model.config.raw else model.config.text,
+                      model.config.source)
+    return dataclasses.replace(model, config=config)
+
+
+def test_profile_peak_is_the_larger_of_forward_and_sampler() -> None:
+    model = load_model("llama-3.1-8b-instruct")
+    version = EngineVersion.parse("0.19.0")
+    settings = Settings(engine_version="0.19.0")
+    forward = forward_bytes(model, settings, 8192, CONSTANTS, version)
+    sampler = sampler_bytes(model, 8192, 1024, CONSTANTS, version)
+    assert sampler > forward > 0
+    assert activation_bytes(model, settings, 8192, 1024, CONSTANTS, version) == int(sampler)
+    # a small batch of sequences: the forward dominates
+    few = activation_bytes(model, settings, 8192, 8, CONSTANTS, version)
+    assert few == int(forward)
+    # the sort-based top-k/top-p before 0.18 holds more copies than the Triton one after
+    old = sampler_bytes(model, 8192, 1024, CONSTANTS, EngineVersion.parse("0.16.0"))
+    assert old > sampler
+
+
+def _hybrid(version: str, prefix: bool | None) -> dict[str, object]:
+    model = load_model("qwen3.6-35b-a3b-nvfp4")
+    settings = Settings(engine_version=version, kv_cache_dtype="fp8", max_model_len=131072,
+                        max_num_batched_tokens=8192, max_num_seqs=1,
+                        enable_prefix_caching=prefix)
+    startup = vllm_startup(model, resolve_gpu("rtx-5090"), settings, CONSTANTS)
+    return {"pages": startup.breakdown["blocks_per_request"], "tokens": startup.kv_cache_tokens,
+            "concurrency": startup.max_concurrency, "groups": startup.breakdown["kv_groups"],
+            "notes": startup.notes}
+
+
+def test_hybrid_prefix_caching_holds_two_state_pages_per_group() -> None:
+    off = _hybrid("0.24.0", None)  # hybrids default to no prefix caching before 0.26
+    on = _hybrid("0.24.0", True)
+    default_new = _hybrid("0.26.0", None)
+    linear_groups = int(str(off["groups"])) - 1  # one full-attention group
+    assert on["pages"] == int(str(off["pages"])) + linear_groups
+    assert default_new["pages"] == on["pages"]
+    assert any("mamba_cache_mode align" in note for note in on["notes"])  # type: ignore[union-attr]
+
+
+def test_token_line_counts_concurrency_times_length_from_0_22() -> None:
+    new = _hybrid("0.24.0", True)
+    assert new["tokens"] == int(float(str(new["concurrency"])) * 131072)
+    old = _hybrid("0.20.0", True)  # num_blocks // groups * block: a hybrid's tokens shrink
+    assert int(str(old["tokens"])) < float(str(old["concurrency"])) * 131072 / 2
+
+
+def test_checkpoint_declared_kv_cache_dtype() -> None:
+    assert checkpoint_kv_cache_dtype({"quant_method": "modelopt",
+                                      "kv_cache_quant_algo": "FP8"}) == "fp8_e4m3"
+    assert checkpoint_kv_cache_dtype({"quant_method": "modelopt", "quantization": {
+        "kv_cache_quant_algo": "NVFP4"}}) == "nvfp4"
+    assert checkpoint_kv_cache_dtype({"quant_method": "modelopt", "kv_cache_scheme": {
+        "dynamic": False, "num_bits": 8, "type": "float"}}) == "fp8_e4m3"
+    assert checkpoint_kv_cache_dtype({"quant_method": "modelopt",
+                                      "kv_cache_quant_algo": "INT4"}) == "auto"
+    assert checkpoint_kv_cache_dtype({"quant_method": "fp8",
+                                      "kv_cache_quant_algo": "FP8"}) is None
+    assert checkpoint_kv_cache_dtype({"quant_method": "modelopt"}) is None
+
+
+def test_auto_follows_the_checkpoint_from_0_14() -> None:
+    base = load_model("llama-3.1-8b-instruct")
+    model = _with_quantization(base, {"quant_method": "modelopt", "quant_algo": "NVFP4",
+                                      "kv_cache_quant_algo": "FP8"})
+    gpu = resolve_gpu("h100-sxm")
+    plain = vllm_startup(base, gpu, Settings(engine_version="0.19.0", max_model_len=8192),
+                         CONSTANTS)
+    declared = vllm_startup(model, gpu, Settings(engine_version="0.19.0", max_model_len=8192),
+                            CONSTANTS)
+    before = vllm_startup(model, gpu, Settings(engine_version="0.13.0", max_model_len=8192),
+                          CONSTANTS)
+    assert declared.breakdown["kv_cache_dtype"] == "fp8_e4m3"
+    assert before.breakdown["kv_cache_dtype"] == "auto"
+    assert declared.kv_bytes_per_token * 2 == plain.kv_bytes_per_token
