@@ -277,6 +277,23 @@ def test_the_clone_is_found_from_inside_and_only_there(tmp_path: Path) -> None:
         convert_sglang_cookbook(tmp_path)
 
 
+def test_a_git_clone_names_its_head_commit_in_every_source(clone: Path) -> None:
+    (clone / "SOURCE.md").unlink()
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    (clone / ".git" / "refs" / "heads").mkdir(parents=True)
+    (clone / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (clone / ".git" / "refs" / "heads" / "main").write_text(commit + "\n")
+    _, texts = convert_sglang_cookbook(clone / "docs_new" / "src" / "snippets" / "configs" /
+                                       "LiquidAI")
+    document = json.loads(texts["sglang-cookbook.liquidai.lfm2.5.350m.sglang.json"])
+    assert document["defaults"]["provenance"]["source"] == (
+        f"https://github.com/sgl-project/sglang/blob/{commit}/docs_new/src/snippets/configs/"
+        "LiquidAI/lfm2.5.jsx")
+    run = document["recipes"][0]["benchmarks"][0]
+    assert run["source"].endswith(f"/{commit}/docs_new/src/snippets/configs/LiquidAI/"
+                                  "lfm2.5-benchmarks.jsx")
+
+
 def test_recipe_import_tells_a_cookbook_clone_from_vllms_database(user_dir: Path) -> None:
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE), "--json"])
     assert result.exit_code == 0, result.stderr
