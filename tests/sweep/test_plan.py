@@ -198,3 +198,15 @@ def test_the_doc_names_every_option() -> None:
         for option in param.opts:
             if option.startswith("--") and option != "--help":
                 assert f"`{option}" in text, option
+
+
+def test_what_check_is_given_from_a_command() -> None:
+    from servewise.sweep.runner import _check_flags, _command_model
+
+    args = ["/m", "--port", "{port}", "--max-model-len", "9", "--host=0.0.0.0", "--tp", "2"]
+    assert _command_model(args, "vllm") == "/m"
+    assert _check_flags(args, "vllm") == ("--max-model-len", "9", "--tp", "2")
+    sglang = ["--model-path=/s", "--port", "30000", "--tp", "4"]
+    assert _command_model(sglang, "sglang") == "/s"
+    assert _check_flags(sglang, "sglang") == ("--tp", "4")
+    assert _command_model(["--tp", "2"], "sglang") is None

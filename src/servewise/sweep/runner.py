@@ -167,20 +167,21 @@ def resolve_command(config: Configuration) -> tuple[list[str], dict[str, str]]:
 def _check(config: Configuration, argv: Sequence[str], sink: Sink) -> bool:
     """``servewise check`` for a configuration that names a GPU; False: it will not start."""
     from servewise.check import CheckRequest, run_check
-    from servewise.knowledge.flags import from_argv
     from servewise.knowledge.gpus import parse_gpu_spec
 
     assert config.check_gpu is not None
     engine = engine_of(argv) or "vllm"
-    model = config.check_model or from_argv(engine, engine_args(argv, engine)).model
+    model = config.check_model or _command_model(engine_args(argv, engine), engine)
     if model is None:
         sink.configuration(config.key, {"check": {"ran": False, "why": "no model in the "
                                                   "command; give check.model"}})
         return True
+    flags = _check_flags(engine_args(argv, engine), engine)
     sink.event(SweepEvent("check", config.name, f"servewise check {model} --gpu "
-                          f"{config.check_gpu}"))
+                          f"{config.check_gpu} -- {' '.join(flags)}"))
     try:
-        report = run_check(CheckRequest(model, parse_gpu_spec(config.check_gpu), engine=engine))
+        report = run_check(CheckRequest(model, parse_gpu_spec(config.check_gpu), engine=engine,
+                                        flags=flags))
     except ServewiseError as error:
         sink.configuration(config.key, {"check": {"ran": False, "why": error.message}})
         return True
@@ -189,6 +190,38 @@ def _check(config: Configuration, argv: Sequence[str], sink: Sink) -> bool:
     sink.configuration(config.key, {"check": {"ran": True, "will_start": report.will_start,
                                               "problems": problems}})
     return report.will_start
+
+
+def _command_model(args: Sequence[str], engine: str) -> str | None:
+    """The model a command serves: ``--model``/``--model-path``, or ``vllm serve MODEL``."""
+    for index, token in enumerate(args):
+        name, inline, value = token.partition("=")
+        if name in ("--model", "--model-path"):
+            return value if inline else (args[index + 1] if index + 1 < len(args) else None)
+    if engine == "vllm" and args and not args[0].startswith("-"):
+        return args[0]
+    return None
+
+
+def _check_flags(args: Sequence[str], engine: str) -> tuple[str, ...]:
+    """The command's engine flags for ``check``: without the model, host and port (which
+    ``check`` sets itself) and without placeholders."""
+    out: list[str] = []
+    skip = False
+    for index, token in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        name = token.partition("=")[0]
+        if name in ("--model", "--model-path", "--host", "--port"):
+            skip = "=" not in token
+            continue
+        if index == 0 and engine == "vllm" and not token.startswith("-"):
+            continue  # ``vllm serve MODEL``
+        if "{" in token:
+            continue
+        out.append(token)
+    return tuple(out)
 
 
 def _launch_record(result: LaunchResult, engine: str | None) -> dict[str, Any]:
