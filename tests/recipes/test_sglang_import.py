@@ -52,6 +52,7 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
                                "baidu/unlimited-ocr.jsx": "imported",
                                "deepreinforce-ai/ornith-1.0.jsx": "imported",
                                "deepseek-ai/deepseek-v4-srt-slurm.jsx": "out of scope",
+                               "google/gemma4.jsx": "imported",
                                "meituan-longcat/longcat-2.0.jsx": "imported",
                                "moonshotai/kimi-k2.6.jsx": "imported",
                                "moonshotai/kimi-k3.jsx": "imported",
@@ -66,14 +67,14 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
                                "qwen/qwen3.6.jsx": "imported",
                                "tencent/hy3.jsx": "imported"}
     assert set(report.benchmark_outcomes.values()) == {"imported"}
-    assert len(report.benchmark_outcomes) == 11
+    assert len(report.benchmark_outcomes) == 12
     # Command A+ 10, LFM2.5 21, Unlimited-OCR 6, Ornith 9, LongCat 4, Kimi-K2.6 18 - 2 (MI350X),
     # GLM-5.1 17, MiniMax-M2.7 24 - 1 (Xeon), Nemotron3-Ultra 16, Hy3 20, MiniMax-M3 9 - 1,
     # Kimi-K3 8, Laguna-M.1 14, Laguna-S-2.1 22, Qwen3.6 40 and Laguna-XS-2.1 22 (no
-    # benchmarks files copied for these two)
+    # benchmarks files copied for these two), Gemma 4 64
     assert sum(report.recipes.values()) == (10 + 21 + 6 + 9 + 4 + 16 + 17 + 23 + 16 + 20 + 8
-                                            + 8 + 14 + 22 + 40 + 22)
-    assert len(report.written) == 7 + 3 + 2 + 13            # one file per model variant
+                                            + 8 + 14 + 22 + 40 + 22 + 64)
+    assert len(report.written) == 7 + 3 + 2 + 5 + 13        # one file per model variant
     reasons = {(s.file, s.what): s.why for s in report.skipped}
     assert reasons == {
         ("deepseek-ai/deepseek-v4-srt-slurm.jsx", "model"):
@@ -92,7 +93,7 @@ def test_every_cell_on_a_known_gpu_is_a_recipe(user_dir: Path) -> None:
     }
     book = load_recipes(user_dir)
     imported = [r for r in book if r.id.startswith("sglang-cookbook/") and r.user]
-    assert len(imported) == 256
+    assert len(imported) == 320
     assert all(r.engine == "sglang" and not any("{{" in word for word in r.argv)
                for r in imported)
     assert {r.origin for r in imported} == {"user import"}
@@ -298,9 +299,9 @@ def test_recipe_import_tells_a_cookbook_clone_from_vllms_database(user_dir: Path
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE), "--json"])
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["recipe_count"] == 256
-    assert data["files"] == {"imported": 16, "out of scope": 2}
-    assert len(data["benchmark_outcomes"]) == 11
+    assert data["recipe_count"] == 320
+    assert data["files"] == {"imported": 17, "out of scope": 2}
+    assert len(data["benchmark_outcomes"]) == 12
     assert (user_dir / "recipes" / "sglang-cookbook.coherelabs.command-a-plus.default."
             "sglang.json").is_file()
     result = CliRunner().invoke(app, ["recipe", "import", str(CLONE / "README.md")])
@@ -320,7 +321,7 @@ def test_the_shipped_snapshot_is_what_the_script_writes() -> None:
     snapshot = json.loads(gzip.decompress(data))
     assert snapshot["commits"]["docs_new/src/snippets/configs/LiquidAI/lfm2.5.jsx"] == \
         "6b0b8a44257f92a3d9d6312078247f5911dd6b3a"
-    assert len(snapshot["files"]) == 25
+    assert len(snapshot["files"]) == 30
 
 
 def test_a_fresh_install_knows_the_cookbook() -> None:
@@ -328,6 +329,6 @@ def test_a_fresh_install_knows_the_cookbook() -> None:
     recipe = book.require(LONGCAT_2N)
     assert recipe.origin == "sglang-cookbook (shipped snapshot)" and not recipe.user
     shipped = [r for r in book if r.id.startswith("sglang-cookbook/")]
-    assert len(shipped) == 256
+    assert len(shipped) == 320
     ids = [r.id for r in book]
     assert len(ids) == len(set(ids))
