@@ -174,6 +174,7 @@ def test_ray_resources() -> None:
     ["--config", "a=x {port}", "--isl", "4", "--osl", "4", "--concurrency", "0"],
     ["missing.yaml"],
     ["plan.yaml", "--config", "a=x"],
+    ["plan.yaml", "--gpus", "2"],
     ["--config", "a=x {port}", "--isl", "4", "--osl", "4", "--plot", "p.txt"],
 ])
 def test_cli_bad_input(argv: list[str], tmp_path: Path, store_dir: Path,

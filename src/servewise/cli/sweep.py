@@ -166,10 +166,13 @@ def sweep(
         if plan_file is not None:
             given = [flag for flag, value in (("--config", config), ("--isl", isl),
                                               ("--osl", osl), ("--concurrency", concurrency),
-                                              ("--rate", rate), ("--sla", sla)) if value]
+                                              ("--rate", rate), ("--sla", sla),
+                                              ("--num-prompts", num_prompts),
+                                              ("--model", model), ("--gpus", gpus)) if value]
             if given:
                 raise UsageError(f"give a plan file or {', '.join(given)}, not both",
-                                 hint="put the configurations and workloads in the plan")
+                                 hint="put the configurations and workloads in the plan "
+                                 "(model: and gpus: apply to every configuration)")
             plan = load_plan(plan_file)
         else:
             plan = plan_from_flags(config or [], isl, osl, concurrency, rate,
