@@ -111,7 +111,7 @@ def main() -> int:
                   f" / {s.excerpt.library} @ {list(s.excerpt.root_lines)}")
     print(f"round {args.round}: {len(scores)} excerpts")
     for name, (count, total) in totals(scores).items():
-        share = f"{100 * count / total:.1f} %" if total else "–"
+        share = f"{100 * count / total:.1f} %" if total else "-"
         print(f"  {name:30} {count:3} / {total:<3} {share}")
     return 0
 

@@ -1,4 +1,5 @@
-"""Write docs/diagnose/rules/: one Markdown page per diagnose rule, and the index.
+"""Write docs/diagnose/rules/: one Markdown page per diagnose rule, the index, and the page of
+the knowledge tables (tables.md).
 
 The pages come from the rule files (src/servewise/knowledge/data/diagnose/*.toml) through
 servewise.diagnose.docs; tests/test_diagnose_docs.py fails when a committed page differs
@@ -15,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from servewise.diagnose.docs import rule_page, rules_index  # noqa: E402
+from servewise.diagnose.docs import rule_page, rules_index, signal_tables_page  # noqa: E402
 from servewise.knowledge.diagnose_rules import load_rules  # noqa: E402
 
 OUT = ROOT / "docs" / "diagnose" / "rules"
@@ -24,7 +25,7 @@ OUT = ROOT / "docs" / "diagnose" / "rules"
 def pages() -> dict[str, str]:
     """File name → content of every generated page."""
     rules = load_rules(Path("/nonexistent"))  # the shipped rules only
-    out = {"index.md": rules_index(rules)}
+    out = {"index.md": rules_index(rules), "tables.md": signal_tables_page(rules)}
     for rule in rules.rules:
         out[f"{rule.id}.md"] = rule_page(rule, rules)
     return out

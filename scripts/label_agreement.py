@@ -73,7 +73,7 @@ def _line(name: str, rows: list[Row]) -> str:
 
 def _why(rows: list[Row]) -> Counter[str]:
     categories = load_rules().categories
-    vague = ("unknown", "root_cause_missing")
+    vague = ("unclassified", "root_cause_missing")
     why: Counter[str] = Counter()
     for row in rows:
         if row.thread[0] != row.second[0] or row.found[0] == row.thread[0]:

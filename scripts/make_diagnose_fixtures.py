@@ -200,7 +200,7 @@ def fixtures(rule: Rule) -> tuple[str, str]:
     head, tail, healthy = FRAMES[engine]
     example = rule.example.strip("\n") + "\n"
     if rule.kind == "fallback":
-        if rule.category == "unknown":
+        if rule.category == "unclassified":
             example = ("(Worker_TP0 pid=613) ERROR 07-31 10:02:11 [multiproc_executor.py:585] "
                        "Traceback (most recent call last):\n"
                        "(Worker_TP0 pid=613) ERROR 07-31 10:02:11 [multiproc_executor.py:585]   "

@@ -58,9 +58,10 @@ def test_a_keyword_in_an_info_line_is_not_a_cut_failure() -> None:
     run = run_text("INFO 01-01 00:00:00 [x.py:1] checked: must be divisible by tensor "
                    "parallel size\n")
     # Not a failure of the rule whose keyword it holds; an excerpt with no error and no
-    # running server, whose failure (if any) was left out.
+    # running server, whose failure (if any) was left out: located where the log stops.
     root = run.diagnosis.root_cause
-    assert root is not None and root.category == "root_cause_missing" and root.evidence == ()
+    assert root is not None and root.category == "root_cause_missing"
+    assert [(e.line, e.role) for e in root.evidence] == [(1, "context")]
     assert [f.rule for f in run.diagnosis.findings] == ["SWD002"]
 
 

@@ -45,7 +45,7 @@ def test_an_unknown_error_reports_only_what_the_log_says() -> None:
     log = ('Traceback (most recent call last):\n  File "x.py", line 3, in <module>\n'
            "    foo()\nZeroDivisionError: division by zero\n")
     root = diagnose_text(log).root_cause
-    assert root is not None and root.category == "unknown"
+    assert root is not None and root.category == "unclassified"
     assert dict(root.extracted) == {"exception": "ZeroDivisionError",
                                     "error": "ZeroDivisionError: division by zero"}
 

@@ -324,7 +324,7 @@ def test_a_line_names_its_cause(log: str, category: str, library: str, in_fix: s
 def test_near_misses_name_no_specific_cause(log: str) -> None:
     """Lines that look like a known cause, or only point at one elsewhere, name none."""
     root = diagnose_text(log + "\n").root_cause
-    assert root is not None and root.category in ("unknown", "root_cause_missing"), root
+    assert root is not None and root.category in ("unclassified", "root_cause_missing"), root
 
 
 def test_a_long_quoted_message_is_classified_inside_its_wrapper() -> None:
@@ -342,11 +342,11 @@ def test_a_long_quoted_message_is_classified_inside_its_wrapper() -> None:
 
 
 def test_a_ggml_assertion_is_an_error_in_the_excerpt() -> None:
-    """``GGML_ASSERT(cond) failed`` says what failed: an error of the excerpt (``unknown`` with
+    """``GGML_ASSERT(cond) failed`` says what failed: an error of the excerpt (``unclassified`` with
     its library), not a consequence whose cause is missing; ggml's abort after a CUDA error
     (the error is on the lines above it) still is."""
     root = diagnose_text("/src/ggml/src/ggml-backend-meta.cpp:1299: GGML_ASSERT(size == "
                          "ggml_nbytes(tensor)) failed\n").root_cause
-    assert root is not None and root.category == "unknown"
+    assert root is not None and root.category == "unclassified"
     root = diagnose_text("/src/ggml/src/ggml-cuda/ggml-cuda.cu:75: CUDA error\n").root_cause
     assert root is not None and root.category == "root_cause_missing"

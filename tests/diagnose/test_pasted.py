@@ -150,13 +150,13 @@ def test_a_traceback_pasted_without_its_indentation() -> None:
 
 def test_an_error_a_wrapper_quotes_is_in_the_excerpt() -> None:
     """vLLM V0's 'Exception in worker … while processing method …: MESSAGE' quotes the error;
-    one no rule knows is ``unknown`` with its library, not a cause missing from the paste."""
+    one no rule knows is ``unclassified`` with its library, not a cause missing from the paste."""
     text = ("(VllmWorkerProcess pid=761) ERROR 07-24 08:26:01 multiproc_worker_utils.py:226] "
             "Exception in worker VllmWorkerProcess while processing method init_device: NCCL "
             "error: unhandled cuda error (run with NCCL_DEBUG=INFO for details), Traceback "
             "(most recent call last):\n")
     root = diagnose_text(text).root_cause
-    assert root is not None and (root.category, root.library) == ("unknown", "nccl")
+    assert root is not None and (root.category, root.library) == ("unclassified", "nccl")
     assert root.evidence[0].role == "quoted"
 
 
@@ -188,7 +188,7 @@ def test_a_paste_from_a_log_console_is_read_in_log_order() -> None:
     stamps = [f"2025-04-07T19:13:52.3178{9 - n}0000Z" for n in range(len(lines))]
     text = "".join(f"ERROR {stamp} {line}\n" for stamp, line in zip(stamps, lines, strict=True))
     root = diagnose_text(text).root_cause
-    assert root is not None and root.category == "unknown"
+    assert root is not None and root.category == "unclassified"
     assert root.library == "sglang" and "KeyError" in root.evidence[0].text
 
 
@@ -206,7 +206,7 @@ def test_a_model_that_triton_could_not_load_is_found_in_its_model_table() -> Non
         "bufferManager.cpp:170) |", rule, ""])
     text = "I0506 10:00:00.000000 1 server.cc:674] \n" * 250 + text  # past the first lines
     root = diagnose_text(text).root_cause
-    assert root is not None and (root.category, root.library) == ("unknown", "tensorrt_llm")
+    assert root is not None and (root.category, root.library) == ("unclassified", "tensorrt_llm")
     assert diagnose_text(text).to_dict() == run_text(text, prefilter=False).diagnosis.to_dict()
 
 

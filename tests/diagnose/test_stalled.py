@@ -44,7 +44,9 @@ def test_a_log_with_nothing_in_it_is_an_excerpt_without_its_failure() -> None:
            "INFO 11-01 23:16:21 weight_utils.py:250] Using model weights format ['*.bin']\n")
     root = diagnose_text(log).root_cause
     assert root is not None and root.category == "root_cause_missing"
-    assert root.evidence == () and "Collect the whole log" in root.fix.steps[0]
+    # Located where the log stops: its last line.
+    assert [(e.line, e.role) for e in root.evidence] == [(2, "context")]
+    assert "Collect the whole log" in root.fix.steps[0]
 
 
 def test_an_excerpt_that_starts_with_the_server_up_is_not_a_healthy_log() -> None:

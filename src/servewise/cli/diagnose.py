@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 
 from servewise.cli._common import JsonOption, app, emit_json, fail, out, say
 from servewise.cli.options import OptionalGpuOption, gpu_spec
-from servewise.errors import ServewiseError
+from servewise.errors import ServewiseError, UsageError
 
 LOG_COMMAND = "log"
 
@@ -49,6 +49,9 @@ def diagnose_log(
     file: Annotated[str, typer.Argument(metavar="FILE|-", show_default=False,
                                         help="The engine's log, or - for standard input.")],
     as_json: JsonOption = False,
+    output: Annotated[str, typer.Option(
+        "--format", help="text, json (as --json) or markdown (the triage contract for an "
+        "issue or a ticket).", show_default=False)] = "text",
     gpu: OptionalGpuOption = None,
     follow: Annotated[bool, typer.Option(
         "--follow", "-f", help="Keep reading as the log grows; report once a failure has been "
@@ -64,6 +67,10 @@ def diagnose_log(
     from servewise.diagnose import new_scanner
     from servewise.sources.logs import follow_chunks, log_chunks
 
+    if output not in ("text", "json", "markdown"):
+        fail(UsageError(f"unknown --format {output!r}", hint="use text, json or markdown",
+                        found=output), as_json)
+    as_json = as_json or output == "json"
     try:
         # The GPU the engine ran on: its memory completes the advice when the log does not
         # say it (the count is accepted, as everywhere, and not needed here).
@@ -90,13 +97,17 @@ def diagnose_log(
         diagnosis = scanner.finish()
     except ServewiseError as error:
         fail(error, as_json)
+    source = "standard input" if file == "-" else file
     if as_json:
         emit_json(diagnosis.to_dict())
+    elif output == "markdown":
+        from servewise.render.diagnose import diagnosis_markdown
+
+        sys.stdout.write(diagnosis_markdown(diagnosis, source))
     else:
         from servewise.render.diagnose import diagnosis_view
 
-        out().print(diagnosis_view(diagnosis, "standard input" if file == "-" else file),
-                    highlight=False)
+        out().print(diagnosis_view(diagnosis, source), highlight=False)
     raise typer.Exit(diagnosis.exit_code)
 
 

@@ -9,6 +9,7 @@ fields are known, and how sure it is (:func:`confidence`).
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from servewise.diagnose.advice import compute_advice
@@ -16,6 +17,7 @@ from servewise.diagnose.attribute import Culprit, attribute, attribute_path
 from servewise.diagnose.classify import Classifier, Match, engine_name
 from servewise.diagnose.fields import known, render
 from servewise.diagnose.result import Evidence, FieldValue, Finding, Fix
+from servewise.diagnose.triage import explaining_signal
 from servewise.formats.logevents import Frame
 from servewise.knowledge.diagnose_advice import flag_values
 from servewise.knowledge.diagnose_rules import CONTEXT_FIELDS, ENGINE_RUNTIME, Rule, RuleSet
@@ -23,10 +25,12 @@ from servewise.knowledge.diagnose_rules import CONTEXT_FIELDS, ENGINE_RUNTIME, R
 if TYPE_CHECKING:
     from servewise.diagnose.select import _Aggregate, _RunData
 
-__all__ = ["MAX_EVIDENCE", "Builder", "catalog_id", "confidence", "first_text"]
+__all__ = ["MAX_EVIDENCE", "Builder", "catalog_id", "confidence", "confidence_why", "first_text"]
 
 MAX_EVIDENCE = 6
 TEXT_LIMIT = 400
+_SIGNAL_TEXT = 4096
+"""How much of an unclassified error's text is searched for a knowledge-table entry."""
 
 _CALLER_LAYERS = ("engine_config", "engine_runtime", "frontend", "model_loader", "orchestration")
 _PLACEHOLDERS: dict[str, FieldValue] = {
@@ -73,26 +77,59 @@ def _frame_evidence(match: Match, culprit: Culprit | None) -> list[Evidence]:
 
 
 def confidence(*, kind: str, literal: int, phase_evidence: bool, wrapped: bool, count: int,
-               processes: int, complete: bool, own: bool, status: str) -> float:
-    """How sure a finding is, from its evidence.
+               processes: int, complete: bool, own: bool, status: str, table: str = "",
+               cut: bool = False) -> float:
+    """How sure a finding is, from its evidence (:func:`confidence_why` says why)."""
+    return confidence_why(kind=kind, literal=literal, phase_evidence=phase_evidence,
+                          wrapped=wrapped, count=count, processes=processes, complete=complete,
+                          own=own, status=status, table=table, cut=cut)[0]
+
+
+def confidence_why(*, kind: str, literal: int, phase_evidence: bool, wrapped: bool, count: int,
+                   processes: int, complete: bool, own: bool, status: str, table: str = "",
+                   cut: bool = False) -> tuple[float, tuple[str, ...]]:
+    """How sure a finding is, and the reasons, from its evidence.
 
     A cause starts at 0.55 (a symptom at 0.40), plus up to 0.25 for how specific
     the matched signature is (literal characters, 40 or more counts fully), 0.08
     when the event itself showed the phase or evidence the rule asks for, 0.07
     when wrappers agree (one quotes it, or wrappers follow it), 0.05 when more
     than one process or occurrence reported it, 0.05 when every value the fix
-    needs was read; minus 0.15 when it was seen only quoted inside a wrapper and
-    0.05 for a preview rule. The result is kept within 0.05 and 0.97.
+    needs was read; minus 0.15 when it was seen only quoted inside a wrapper,
+    0.05 for a preview rule and 0.05 for a knowledge table's general entry (not a
+    rule written for the message). The result is kept within 0.05 and 0.97.
     """
+    why = [("a cause" if kind == "cause" else "a symptom (it yields to any cause)")
+           + (f", named by the {table} knowledge table" if table else ", named by a rule")]
     value = 0.55 if kind == "cause" else 0.40
     value += 0.25 * min(1.0, literal / 40)
-    value += 0.08 if phase_evidence else 0.0
-    value += 0.07 if wrapped else 0.0
-    value += 0.05 if count > 1 or processes > 1 else 0.0
-    value += 0.05 if complete else 0.0
-    value -= 0.15 if not own else 0.0
-    value -= 0.05 if status == "preview" else 0.0
-    return round(min(0.97, max(0.05, value)), 2)
+    if cut:
+        why.append("only a distinctive keyword at the end of a message cut short matched")
+    elif literal:
+        why.append(f"its signature matched {literal} literal characters"
+                   + (" (fully specific)" if literal >= 40 else ""))
+    if phase_evidence:
+        value += 0.08
+        why.append("the failing event itself shows the phase or evidence the rule asks for")
+    if wrapped:
+        value += 0.07
+        why.append("the engine's wrappers agree (one quotes it, or they follow it)")
+    if count > 1 or processes > 1:
+        value += 0.05
+        why.append(f"reported {max(count, processes)} times")
+    if complete:
+        value += 0.05
+        why.append("every value the fix needs was read from the log")
+    if not own:
+        value -= 0.15
+        why.append("seen only inside a wrapper's quote (-0.15)")
+    if status == "preview":
+        value -= 0.05
+        why.append("a preview rule (-0.05)")
+    if table:
+        value -= 0.05
+        why.append("a general signal, not a rule written for this message (-0.05)")
+    return round(min(0.97, max(0.05, value)), 2), tuple(why)
 
 
 class Builder:
@@ -233,16 +270,16 @@ class Builder:
         evidence = [*aggregate.evidence, *_frame_evidence(match, culprit)]
         evidence.extend(self._wrapper_evidence(after=aggregate.first_line))
         extracted = _extracted(values, engine)
+        score, why = confidence_why(
+            kind=rule.kind, literal=match.signature.literal if match.signature else 0,
+            phase_evidence=aggregate.phase_evidence, wrapped=aggregate.wrapped,
+            count=aggregate.count, processes=len(aggregate.processes), complete=complete,
+            own=aggregate.own, status=rule.status, table=rule.table, cut=match.cut)
         return Finding(
-            category=rule.category or "unknown", kind=rule.kind, library=library,
+            category=rule.category or "unclassified", kind=rule.kind, library=library,
             layer=rule.layer, rule=rule.id, rule_name=rule.name, summary=rule.summary,
             explanation=rule.explanation, evidence=tuple(evidence), extracted=extracted,
-            fix=fix, related=self._related(rule, values),
-            confidence=confidence(
-                kind=rule.kind, literal=match.signature.literal if match.signature else 0,
-                phase_evidence=aggregate.phase_evidence, wrapped=aggregate.wrapped,
-                count=aggregate.count, processes=len(aggregate.processes), complete=complete,
-                own=aggregate.own, status=rule.status),
+            fix=fix, related=self._related(rule, values), confidence=score, why=why,
             occurrences=max(aggregate.count, 1), processes=tuple(aggregate.processes),
             first_line=aggregate.first_line,
         )
@@ -256,42 +293,64 @@ class Builder:
         return items
 
     def unknown(self, match: Match, count: int, traceback: Match | None = None) -> Finding:
-        """The ``unknown`` finding of an unclassified error (its library read from
-        ``traceback``, its own traceback cut short, when the error itself names none)."""
-        rule = self.rules.fallback("unknown")
+        """The located, ``unclassified`` finding of an error no rule or table names: its line,
+        exception type, library (read from ``traceback``, its own traceback cut short, when
+        the error itself names none), phase, and what to collect next (a knowledge-table
+        entry that explains its code, else its layer's default)."""
+        rule = self.rules.fallback("unclassified")
         culprit = attribute(match.event, self.rules.tables)
         if culprit is None and traceback is not None:
             culprit = attribute(traceback.event, self.rules.tables)
         engine = self._engine(match, culprit, rule)
         values = self._values(rule, match, {}, engine)
         values["error"] = first_text(match)
+        line = match.event.match_line
         if match.event.exception:
             values["exception"] = match.event.exception
+        if "phase" not in values:
+            stage = self.classifier.stage(line)
+            if stage:
+                values["phase"] = stage
         library = culprit.library if culprit else None
         if library:
             values["library"] = library
         if culprit is not None and culprit.api:
             values["api"] = culprit.api
         fix, _ = self._fix(rule, values)
-        evidence = [Evidence(match.event.match_line, first_text(match), match.event.process,
+        signal = explaining_signal(self.rules, match.event.text[:_SIGNAL_TEXT])
+        why = ["no rule or knowledge table names this error's cause: it is located, not "
+               "classified"]
+        if signal is not None:
+            values["signal"] = signal.title
+            values["signal_meaning"] = signal.meaning
+            values["collect_next"] = signal.collect
+            fix = replace(fix, steps=(f"{signal.title}: {signal.meaning}", *fix.steps))
+            why.append(f"the {signal.table} knowledge table explains its code ({signal.id}) "
+                       "without naming a cause")
+        evidence = [Evidence(line, first_text(match), match.event.process,
                              "quoted" if match.quoted else "match"),
                     *_frame_evidence(match, culprit)]
-        evidence.extend(self._wrapper_evidence(after=match.event.match_line))
+        evidence.extend(self._wrapper_evidence(after=line))
         score = 0.2 + (0.1 if culprit else 0.0) + (0.05 if match.event.frames else 0.0)
+        if culprit:
+            why.append(f"its library ({culprit.library}) is read from {culprit.evidence}")
+        what = values.get("exception") or "an error"
+        where = ", ".join(part for part in (
+            f"from {library}" if library else "",
+            f"during {values['phase']}" if values.get("phase") else "") if part)
+        summary = f"Unclassified: {what} at line {line}" + (f" ({where})" if where else "")
         return Finding(
-            category="unknown", kind="fallback", library=library,
+            category="unclassified", kind="fallback", library=library,
             layer=culprit.layer if culprit else "unknown", rule=rule.id, rule_name=rule.name,
-            summary=rule.summary, explanation=rule.explanation, evidence=tuple(evidence),
+            summary=summary, explanation=rule.explanation, evidence=tuple(evidence),
             extracted=_extracted(values, engine), fix=fix,
-            related=self._related(rule, values), confidence=round(score, 2), occurrences=count,
-            processes=(match.event.process,), first_line=match.event.match_line,
+            related=self._related(rule, values), confidence=round(score, 2), why=tuple(why),
+            occurrences=count, processes=(match.event.process,), first_line=line,
         )
 
     def request(self, match: Match, traceback: Match | None = None) -> Finding:
         """A ``request_error`` finding: one request failed, the server kept serving."""
         finding = self.unknown(match, 1, traceback)
-        from dataclasses import replace
-
         return replace(finding, category="request_error", kind="finding", fix=Fix((
             "The server is up: this error failed one request (a client sent something the "
             "server refused). Fix the request, or the limit it hit (for a prompt over the "
@@ -321,14 +380,23 @@ class Builder:
 
     def _nothing_shown(self, values: dict[str, FieldValue], summary: str, *,
                        confidence: float) -> Finding:
-        """A ``root_cause_missing`` finding with no line to show: what the log as a whole says."""
+        """A ``root_cause_missing`` finding with no error line: located at the last start-up
+        milestone (a start that stopped there) and the last line the log shows."""
         rule = self.rules.fallback("root_cause_missing")
         fix, _ = self._fix(rule, values)
+        evidence: list[Evidence] = []
+        places = [self.classifier.milestone] if "stalled_phase" in values else []
+        for place in (*places, self.classifier.last_line):
+            if place is not None and all(e.line != place[0] for e in evidence):
+                evidence.append(Evidence(place[0], place[1].strip()[:TEXT_LIMIT], "",
+                                         "context"))
         return Finding(
             category="root_cause_missing", kind="fallback", library=None, layer="unknown",
             rule=rule.id, rule_name=rule.name, summary=summary, explanation=rule.explanation,
-            evidence=(), extracted=dict(values), fix=fix, related=self._related(rule, values),
-            confidence=confidence, occurrences=1, processes=(), first_line=0,
+            evidence=tuple(evidence), extracted=dict(values), fix=fix,
+            related=self._related(rule, values), confidence=confidence, why=(
+                "no error line in the log: located where it stops",), occurrences=1,
+            processes=(), first_line=evidence[0].line if evidence else 0,
         )
 
     def missing(self, hints: list[Match] | None = None) -> Finding:
@@ -354,6 +422,8 @@ class Builder:
             extracted={k: v for k, v in values.items()}, fix=fix,
             related=self._related(rule, values),
             confidence=round(0.3 + 0.05 * min(4, len(distinct)), 2),
+            why=("only consequences (wrappers) in the log: the error that caused them is not in "
+                 "it",),
             occurrences=self.data.wrapper_count,
             processes=tuple(dict.fromkeys(w.event.process for w in self.data.wrappers)),
             first_line=first.event.match_line,

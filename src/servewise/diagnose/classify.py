@@ -129,7 +129,7 @@ class Classifier:
         self._line_automaton = ahocorasick_rs.AhoCorasick(words)
         self._serving = next((p for p in tables.phases if p.id == "serving"), None)
         self._matching = rules.by_kind("wrapper", "noise")
-        self._causes = rules.by_kind("cause", "symptom")
+        self._causes = (*rules.by_kind("cause", "symptom"), *rules.signal_rules)
         rule_words: list[str] = []
         self._word_rules: list[Rule] = []
         for rule in (*self._matching, *self._causes):
@@ -146,6 +146,10 @@ class Classifier:
         self.paths: dict[str, int] = {}
         """Engines whose code the events' paths and frames name (``…/sglang/srt/…``)."""
         self._path_engines: dict[str, str | None] = {}
+        self.last_line: tuple[int, str] | None = None
+        """The last non-empty line parsed (where a log without an error stops)."""
+        self.milestone: tuple[int, str] | None = None
+        """The last start-up milestone line (where a start that hangs stopped)."""
 
     @property
     def run_count(self) -> int:
@@ -164,6 +168,8 @@ class Classifier:
         if line.source in _ENGINES:
             self.sources[line.source] = self.sources.get(line.source, 0) + 1
         text = line.text
+        if text.strip():
+            self.last_line = (line.number, text)
         hits = self._line_automaton.find_matches_as_indexes(text, overlapping=True)
         if not hits:
             return
@@ -179,6 +185,7 @@ class Classifier:
                     self.run.serving_line = line.number
                 if not marked:
                     self.run.stages.append((line.number, phase))
+                    self.milestone = (line.number, text)
                     self.run.progressed = True
                     marked = True
                 continue
@@ -399,7 +406,7 @@ class Classifier:
                 # torch.compile's 'An exception occurred in a subprocess'): still no cause.
                 inner_match = self._quoted_wrapper(quoted, inner, run.index)
             if inner_match is None and _QUOTED_ERROR.search(inner) is not None:
-                # An error no rule knows, quoted whole: it is in the excerpt (an ``unknown``
+                # An error no rule knows, quoted whole: it is in the excerpt (an ``unclassified``
                 # with its library), not missing from it.
                 inner_match = Match("error", quoted, run.index)
             if inner_match is not None:
@@ -452,7 +459,8 @@ class Classifier:
                candidates: list[Rule] | None = None) -> Match | None:
         rules = [rule for rule in (candidates if candidates is not None
                                    else self._candidates(text))
-                 if rule.kind in ("cause", "symptom")]
+                 if rule.kind in ("cause", "symptom") and not (
+                     rule.table and event.level in ("info", "debug", "warning"))]
         if not rules:
             return None
         own = self.phases_of(event)
@@ -471,10 +479,13 @@ class Classifier:
             candidate = Match(rule.kind, event, run, rule, signature, fields, phases, evidence)
             if best is None or _rank(candidate) > _rank(best):
                 best = candidate
-        if best is None and (event.exception is not None
-                             or event.level in ("error", "critical", "fatal")
-                             or _ERRORISH.search(text) is not None):
-            best = self._cut(event, text, rules, phases, run)
+        if (best is None or (best.rule is not None and best.rule.table)) and (
+                event.exception is not None or event.level in ("error", "critical", "fatal")
+                or _ERRORISH.search(text) is not None):
+            # A rule's distinctive keyword at the end of a message cut short says more than a
+            # knowledge table's general signal in the same message.
+            cut = self._cut(event, text, [r for r in rules if not r.table], phases, run)
+            best = cut or best
         return best
 
     def _cut(self, event: Event, text: str, rules: list[Rule], phases: tuple[str, ...],

@@ -195,3 +195,30 @@ def rules_index(rules: RuleSet) -> str:
                      f"{'yes: ' + category.notes if category.new else ''} |")
     lines.append("")
     return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def signal_tables_page(rules: RuleSet) -> str:
+    """The knowledge tables as one page: each entry, what finds it, what it names, its source."""
+    lines = ["# Knowledge tables of general failure signals", "",
+             "Generated from `src/servewise/knowledge/data/diagnose_signals/*.toml` by "
+             "`scripts/gen_diagnose_docs.py`. An entry with a category names the cause (a rule "
+             "written for the message wins over it); one without only explains an unclassified "
+             "error: what its code means and what to collect next.", ""]
+    for table in rules.signal_tables:
+        lines += [f"## {table.title} (`{table.name}`)", ""]
+        lines += ["| id | code | found by | category | library | source |",
+                  "|---|---|---|---|---|---|"]
+        for signal in table.signals:
+            found = [*signal.names, *(f"'{m}'" for m in signal.messages)] or [
+                _code(written(p.pattern)) for p in signal.patterns[:2]]
+            sources = " ".join(f"[{n + 1}]({s})" for n, s in enumerate(signal.sources))
+            lines.append(
+                f"| `{signal.id}` | {signal.code if signal.code is not None else ''} | "
+                f"{_cell(', '.join(found))} | {signal.category or '(explains)'} | "
+                f"{signal.library} | {sources} |")
+        lines.append("")
+    return "\n".join(lines)

@@ -7,7 +7,14 @@ The JSON document (:meth:`Diagnosis.to_dict`) is stable::
     FINDING = {"category", "kind", "library", "layer", "rule", "rule_name", "summary",
                "evidence": [{"line", "process", "role", "text"}], "extracted": {...},
                "fix": {"steps": [...], "flags": {...}, "env": {...}}, "related": [...],
-               "explanation", "confidence", "occurrences", "processes"}
+               "explanation", "confidence", "why": [...], "occurrences", "processes",
+               "triage": TRIAGE | null}
+
+    TRIAGE = {"problem_class", "category", "named", "root_line", "signal": {"line", "text"},
+              "evidence_lines": [...], "ruled_out": [...], "fix": [...], "collect", "risk"}
+
+The root cause always carries its ``triage`` (the contract a person acts on); other findings
+carry ``null``.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Diagnosis", "Evidence", "Finding", "Fix"]
+__all__ = ["Diagnosis", "Evidence", "Finding", "Fix", "Triage"]
 
 FieldValue = str | int | float | bool | list[str] | list[int] | list[float]
 
@@ -55,11 +62,48 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Triage:
+    """The triage contract of a root cause: what it is, where, what was ruled out, what to do,
+    what to collect next and what the fix can break."""
+
+    problem_class: str
+    """The category's title (or, unclassified, the error's own type)."""
+    category: str
+    named: bool
+    """Whether a specific category was named (False: unclassified or the cause is missing)."""
+    root_line: int
+    """The line the answer rests on (0 only for an empty log)."""
+    signal: str
+    """That line's text: the strongest signal."""
+    evidence_lines: tuple[int, ...]
+    """Every line the answer cites, the root line first."""
+    ruled_out: tuple[str, ...]
+    """What else the log showed and why it is not the root cause."""
+    fix: tuple[str, ...]
+    """The fix's steps, with the log's numbers filled in."""
+    collect: str
+    """The next thing to collect."""
+    risk: str
+    """What the fix can break."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {
+            "problem_class": self.problem_class, "category": self.category,
+            "named": self.named, "root_line": self.root_line,
+            "signal": {"line": self.root_line, "text": self.signal},
+            "evidence_lines": list(self.evidence_lines), "ruled_out": list(self.ruled_out),
+            "fix": list(self.fix), "collect": self.collect, "risk": self.risk,
+        }
+
+
+@dataclass(frozen=True)
 class Finding:
     """A failure found in the log, with its category, culprit, evidence and fix."""
 
     category: str
-    """An id of the taxonomy (``oom_workspace_alloc``), ``unknown`` or ``root_cause_missing``."""
+    """An id of the taxonomy (``oom_workspace_alloc``), ``unclassified`` or
+    ``root_cause_missing``."""
     kind: str
     """``cause``, ``symptom`` or ``fallback``."""
     library: str | None
@@ -91,6 +135,10 @@ class Finding:
     """The processes that reported it."""
     first_line: int = 0
     """Line of its first occurrence in the run it was chosen from."""
+    why: tuple[str, ...] = ()
+    """Why the confidence is what it is: the evidence that raised or lowered it."""
+    triage: Triage | None = None
+    """The triage contract (the root cause only)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data, keys as documented in the module."""
@@ -108,8 +156,10 @@ class Finding:
             "related": list(self.related),
             "explanation": self.explanation,
             "confidence": self.confidence,
+            "why": list(self.why),
             "occurrences": self.occurrences,
             "processes": list(self.processes),
+            "triage": self.triage.to_dict() if self.triage is not None else None,
         }
 
 
@@ -128,7 +178,7 @@ class Diagnosis:
 
     @property
     def failed(self) -> bool:
-        """Whether the log shows a failure (a cause, ``unknown`` or ``root_cause_missing``)."""
+        """Whether the log shows a failure (a cause, ``unclassified`` or ``root_cause_missing``)."""
         return self.root_cause is not None
 
     @property

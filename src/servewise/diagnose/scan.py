@@ -43,7 +43,7 @@ GENERIC_KEYWORDS = (
     "Segmentation fault", "core dumped", "Aborted", "failed", "Failed", "error:", "panic:",
     "panicked at", "current device: ",
 )
-"""Markers of any error, so that errors no rule knows are still found (as ``unknown``); and
+"""Markers of any error, so that errors no rule knows are still found (as ``unclassified``); and
 ``current device:``, the second line of ggml's CUDA errors, which names the function and the
 file (the library) that hit them."""
 
@@ -128,6 +128,9 @@ def prefilter_keywords(rules: RuleSet) -> tuple[str, ...]:
     words: dict[str, None] = {}
     for rule in rules.rules:
         for keyword in rule.keywords:
+            words[keyword] = None
+    for signal in rules.signals.values():
+        for keyword in signal.keywords:
             words[keyword] = None
     for fact in rules.tables.facts:
         for keyword in fact.keywords:

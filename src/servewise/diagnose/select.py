@@ -6,10 +6,10 @@ a few wrappers and unclassified errors), and :meth:`Collector.result` picks, in
 the last run that shows a failure:
 
 1. the earliest *cause* (error-level lines before info/warning ones);
-2. else the earliest *symptom*, unless an unclassified error of another process
-   came before it (a watchdog timeout after another rank's crash);
-3. else the earliest unclassified error, reported as ``unknown`` with its library
-   attributed from paths;
+2. else the earliest *symptom*, unless an unclassified error came before it (a
+   watchdog timeout after another rank's crash, a ``Killed`` after an assertion);
+3. else the earliest error nothing names, as the located ``unclassified`` answer
+   with its library attributed from paths;
 4. else, when only wrappers remain, ``root_cause_missing``.
 
 Wrappers after a deliberate shutdown (SIGTERM, Ctrl-C) are shutdown noise.
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from servewise.diagnose.build import MAX_EVIDENCE, Builder, first_text
 from servewise.diagnose.classify import Classifier, Match
 from servewise.diagnose.result import Diagnosis, Evidence, FieldValue, Finding
+from servewise.diagnose.triage import with_triage
 from servewise.knowledge.diagnose_rules import Rule, RuleSet
 
 __all__ = ["Collector"]
@@ -171,8 +172,18 @@ class Collector:
 
     def result(self, classifier: Classifier, *, gpu_total_gib: float | None = None,
                gpu_name: str | None = None, lines: int = 0, ended: bool = False) -> Diagnosis:
-        """The diagnosis of everything added so far; ``ended``: the log is complete (a start
-        that stopped mid-way with no error is only a finding then, never while it streams)."""
+        """The diagnosis of everything added so far, its root cause with the triage contract;
+        ``ended``: the log is complete (a start that stopped mid-way with no error is only a
+        finding then, never while it streams)."""
+        diagnosis = self._result(classifier, gpu_total_gib=gpu_total_gib, gpu_name=gpu_name,
+                                 lines=lines, ended=ended)
+        failing = [data for data in self._runs.values() if data.failed]
+        wrappers = [w.rule.name for w in failing[-1].wrappers
+                    if w.rule is not None] if failing else []
+        return with_triage(diagnosis, self.rules, wrappers)
+
+    def _result(self, classifier: Classifier, *, gpu_total_gib: float | None,
+                gpu_name: str | None, lines: int, ended: bool) -> Diagnosis:
         engine = classifier.engine()
         failing = [(run, data) for run, data in self._runs.items() if data.failed]
         if not failing:
@@ -244,8 +255,7 @@ class Collector:
             root = next(f for f in findings if f.rule == best.rule.id)
         elif symptoms:
             best = min(symptoms, key=lambda a: (a.tier, a.first_line))
-            earlier = [e for e in errors if e.event.match_line < best.first_line
-                       and e.event.process not in best.processes]
+            earlier = [e for e in errors if e.event.match_line < best.first_line]
             if earlier:
                 root = builder.unknown(earlier[0], data.error_count)
                 findings.insert(0, root)

@@ -21,7 +21,7 @@ to, and everything needed to recognise the failure and say what to do:
 specific cause), ``symptom`` (real when alone, but yields to any cause),
 ``wrapper`` (a consequence that never wins; its ``inner`` group is classified
 again), ``noise`` (shutdown chatter, never a failure) and ``fallback`` (the two
-built-in outcomes ``unknown`` and ``root_cause_missing``).
+built-in outcomes ``unclassified`` and ``root_cause_missing``).
 
 A ``diagnose/`` folder in the user data folder adds rules or overrides shipped
 ones by ``id``, field by field.
@@ -49,6 +49,12 @@ from servewise.knowledge._load import (
     shipped_entries,
     user_data_dir,
     user_entries,
+)
+from servewise.knowledge.diagnose_signals import (
+    SIGNALS_FOLDER,
+    SignalTable,
+    load_signal_tables,
+    signal_rule,
 )
 from servewise.knowledge.diagnose_tables import (
     LAYERS,
@@ -160,6 +166,14 @@ class Rule:
     sources: tuple[str, ...]
     example: str
     file: str
+    table: str = ""
+    """The knowledge table a signal rule was made from ('' for a rule file's rule)."""
+    collect: str = ""
+    """What to collect next when this rule names the cause ('' : the layer's default)."""
+    risk: str = ""
+    """What the fix can break ('' : the layer's default)."""
+    weak: bool = False
+    """Its evidence is common text: alone it gives a located, unclassified answer."""
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -193,10 +207,15 @@ class RuleSet:
     """The rules and the tables they use, looked up by id, name or category."""
 
     def __init__(self, rules: Iterable[Rule], tables: DiagnoseTables,
-                 categories: Iterable[Category]) -> None:
+                 categories: Iterable[Category], signals: Iterable[SignalTable] = ()) -> None:
         self.rules = tuple(rules)
         self.tables = tables
         self.categories = {category.id: category for category in categories}
+        self.signal_tables = tuple(signals)
+        """The knowledge tables (``knowledge/data/diagnose_signals/``)."""
+        self.signals = {s.id: s for table in self.signal_tables for s in table.signals}
+        self.signal_rules = tuple(signal_rule(s) for s in self.signals.values() if s.category)
+        """The tables' entries that name a category, as low-precedence cause rules."""
         self._by_id = {rule.id: rule for rule in self.rules}
         self._by_name = {rule.name: rule for rule in self.rules}
 
@@ -209,7 +228,8 @@ class RuleSet:
     def get(self, key: str) -> Rule | None:
         """The rule with this id (any case) or name, or the first of this category."""
         text = key.strip()
-        rule = self._by_id.get(text.upper()) or self._by_name.get(text.lower())
+        rule = self._by_id.get(text.upper()) or self._by_name.get(text.lower()) or next(
+            (r for r in self.signal_rules if r.id == text.lower()), None)
         if rule is None:
             rule = next((r for r in self.rules if r.category == text.lower()), None)
         return rule
@@ -533,11 +553,12 @@ def _build(folder: Path | None) -> RuleSet:
             raise DataFileError(f"name {rule.name!r} is also used by {names[rule.name]}",
                                 file=rule.file, entry=rule.id, field="name")
         names[rule.name] = rule.id
-    for category in ("unknown", "root_cause_missing"):
+    for category in ("unclassified", "root_cause_missing"):
         if not any(r.kind == "fallback" and r.category == category for r in rules):
             raise DataFileError(f"no fallback rule for {category!r}",
                                 file=f"servewise/knowledge/data/{RULES_FOLDER}")
-    return RuleSet(rules, tables, categories)
+    signals = load_signal_tables(category_ids, {phase.id for phase in tables.phases}, folder)
+    return RuleSet(rules, tables, categories, signals)
 
 
 @functools.cache
@@ -551,6 +572,7 @@ def load_rules(user_dir: Path | None = None) -> RuleSet:
 
     folder = user_data_dir() if user_dir is None else user_dir
     names = ("diagnose_categories.toml", *TABLE_FILES)
-    if not (folder / RULES_FOLDER).is_dir() and not any((folder / n).exists() for n in names):
+    if not (folder / RULES_FOLDER).is_dir() and not (folder / SIGNALS_FOLDER).is_dir() and not any(
+            (folder / n).exists() for n in names):
         return _shipped_rules()
     return _build(folder)

@@ -58,6 +58,22 @@ def finding_view(finding: Finding, *, title: str) -> RenderableType:
         parts.append(Text("related", style="bold"))
         for command in finding.related:
             parts.append(Text(f"  {command}"))
+    if finding.why:
+        parts.append(Text("why this confidence", style="bold"))
+        for reason in finding.why:
+            parts.append(Text(f"  - {reason}", style="dim"))
+    triage = finding.triage
+    if triage is not None:
+        parts.append(Text("triage", style="bold"))
+        parts.append(Text.assemble(("  problem  ", "dim"), triage.problem_class))
+        parts.append(Text.assemble(("  signal   ", "dim"), f"L{triage.root_line} ",
+                                   triage.signal[:_VALUE_LIMIT]))
+        lines = ", ".join(f"L{n}" for n in triage.evidence_lines)
+        parts.append(Text.assemble(("  cites    ", "dim"), lines or "—"))
+        for reason in triage.ruled_out:
+            parts.append(Text.assemble(("  ruled out ", "dim"), reason))
+        parts.append(Text.assemble(("  collect  ", "dim"), triage.collect))
+        parts.append(Text.assemble(("  risk     ", "dim"), triage.risk))
     return Group(*parts)
 
 
@@ -85,6 +101,51 @@ def diagnosis_view(diagnosis: Diagnosis, source: str) -> RenderableType:
             parts.append(Text(f"  L{finding.first_line:<6} {finding.category} ({finding.rule}, "
                               f"{finding.library or '—'}, confidence {finding.confidence:.2f})"))
     return Group(*parts)
+
+
+def _md(text: str) -> str:
+    """Text for a markdown line: no line breaks, pipes escaped for tables."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def diagnosis_markdown(diagnosis: Diagnosis, source: str) -> str:
+    """The diagnosis as markdown for an issue or a ticket: the triage contract first."""
+    root = diagnosis.root_cause
+    if root is None:
+        lines = [f"**No failure found** in `{source}` ({diagnosis.lines} lines)."]
+        for finding in diagnosis.findings:
+            lines.append(f"- L{finding.first_line}: {finding.category}: {_md(finding.summary)}")
+        return "\n".join(lines) + "\n"
+    triage = root.triage
+    out = [f"## servewise diagnose: `{root.category}`", "",
+           f"**{_md(root.summary)}**", "",
+           "| | |", "|---|---|",
+           f"| problem | {_md(triage.problem_class if triage else root.category)} |",
+           f"| library / layer | `{root.library or '—'}` / {root.layer} |",
+           f"| rule | `{root.rule}` {root.rule_name} |",
+           f"| confidence | {root.confidence:.2f} |"]
+    if triage is not None:
+        out.append(f"| strongest signal | line {triage.root_line}: `{_md(triage.signal)[:200]}` |")
+        out.append("| lines cited | " + ", ".join(str(n) for n in triage.evidence_lines)
+                   + " |")
+    out += ["", "### Evidence", ""]
+    for item in root.evidence:
+        who = f" [{item.process}]" if item.process else ""
+        out.append(f"- L{item.line}{who} ({item.role}): `{_md(item.text)[:300]}`")
+    out += ["", "### Fix", ""]
+    out += [f"{n}. {_md(step)}" for n, step in enumerate(root.fix.steps, 1)] or ["(none)"]
+    for key, value in (*root.fix.flags, *root.fix.env):
+        out.append(f"   - `{key} {value}`".rstrip())
+    if triage is not None:
+        out += ["", "### Triage", ""]
+        out.append(f"- **Collect next:** {_md(triage.collect)}")
+        out.append(f"- **Risk of the fix:** {_md(triage.risk)}")
+        for reason in triage.ruled_out:
+            out.append(f"- **Ruled out:** {_md(reason)}")
+    if root.why:
+        out += ["", "### Why this confidence", ""]
+        out += [f"- {_md(reason)}" for reason in root.why]
+    return "\n".join(out) + "\n"
 
 
 def rules_table(rules: RuleSet) -> Table:
