@@ -31,8 +31,7 @@ from support.sweeps import synthetic_command
 
 ray = pytest.importorskip("ray")
 
-RAY_BIN = Path(os.environ.get("VIRTUAL_ENV") or Path(__file__).resolve().parents[2] / ".venv"
-               ) / "bin" / "ray"
+RAY_BIN = Path(sys.executable).parent / "ray"  # installed beside the interpreter with ray
 
 
 @pytest.fixture(scope="module")
