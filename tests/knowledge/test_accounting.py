@@ -42,6 +42,7 @@ def test_lookup_by_version() -> None:
     table = load_engine_constants()
     v0, v19 = EngineVersion.parse("V0"), EngineVersion.parse("0.19.0")
     assert table.number("vllm", "sampler_logit_copies", v0) == 0
-    assert table.number("vllm", "sampler_logit_copies", v19) == 2
+    assert table.number("vllm", "sampler_logit_copies", v19) == 3.3
+    assert table.number("vllm", "sampler_logit_copies", EngineVersion.parse("0.16.0")) == 6.5
     with pytest.raises(UsageError):
         table.number("vllm", "no_such_constant", v19)
