@@ -4,22 +4,34 @@ The profile peak is the larger of the dummy forward and the sampler warm-up; hyb
 hold two state pages per linear-attention group with prefix caching on ('align'), which is
 the default for them from 0.26.0; the 'GPU KV cache size' line counts
 ``max_concurrency * max_model_len`` from 0.22.0; ``--kv-cache-dtype auto`` follows a ModelOpt
-checkpoint's declared KV cache from 0.14.0.
+checkpoint's declared KV cache from 0.14.0; the "estimated maximum model length" of vLLM's
+error is its binary search over the pool.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 
-from servewise.formats.hfconfig import HfConfig
+from servewise.formats.hfconfig import HfConfig, config_from_mapping
 from servewise.knowledge.accounting import load_engine_constants
 from servewise.knowledge.gpus import resolve_gpu
-from servewise.plan.kv import checkpoint_kv_cache_dtype
+from servewise.plan.arch import model_spec
+from servewise.plan.kv import (
+    bytes_per_block,
+    checkpoint_kv_cache_dtype,
+    pages_per_request,
+    vllm_groups,
+    vllm_layer_specs,
+    vllm_max_model_len,
+)
 from servewise.plan.model import ModelInfo
 from servewise.plan.resolve import load_model
 from servewise.plan.startup import Settings
 from servewise.plan.vllm import activation_bytes, forward_bytes, sampler_bytes, vllm_startup
 from servewise.versions import EngineVersion
+from support.plan_corpus import load_corpus
 
 CONSTANTS = load_engine_constants()
 
@@ -104,3 +116,26 @@ def test_auto_follows_the_checkpoint_from_0_14() -> None:
     assert declared.breakdown["kv_cache_dtype"] == "fp8_e4m3"
     assert before.breakdown["kv_cache_dtype"] == "auto"
     assert declared.kv_bytes_per_token * 2 == plain.kv_bytes_per_token
+
+
+def test_estimated_max_model_len_of_a_logged_error_within_two_percent() -> None:
+    """vLLM's binary search over the pool (the number in its "estimated maximum model
+    length" error), replayed from the pool the log states: eugr/spark-vllm-docker#396
+    (MiniMax-M2.7 AWQ, TP2, 0.29.1rc1; its architecture is MiniMax-M2.5's, which the log's
+    own "24.0 GiB needed for 196,608 tokens" confirms to the byte)."""
+    record = next(r for r in load_corpus()
+                  if r.id == "eugr/spark-vllm-docker#396 (gpu_memory_utilization 0.8, failed)")
+    path = Path(__file__).resolve().parents[1] / "data" / "configs" / \
+        "MiniMaxAI--MiniMax-M2.5_config.json"
+    spec = model_spec(config_from_mapping(json.loads(path.read_text()), source=str(path)))
+    tp = record.settings["layout"]["tp"]
+    specs = [page for _, page in vllm_layer_specs(spec, tp=tp, block_size=16,
+                                                  kv_cache_dtype="auto")]
+    groups = vllm_groups(specs)
+    mml = record.settings["max_model_len"]
+    needed = bytes_per_block(groups) * pages_per_request(groups, mml, 8192)
+    assert round(needed / 2**30, 2) == record.logged["kv_needed_gib"]
+    available = int(record.logged["available_kv_gib"] * 2**30)
+    estimated = vllm_max_model_len(groups, available, mml, 8192)
+    logged = record.logged["estimated_max_model_len"]
+    assert abs(estimated / logged - 1) <= 0.02, (estimated, logged)
