@@ -350,3 +350,24 @@ def test_a_ggml_assertion_is_an_error_in_the_excerpt() -> None:
     assert root is not None and root.category == "unclassified"
     root = diagnose_text("/src/ggml/src/ggml-cuda/ggml-cuda.cu:75: CUDA error\n").root_cause
     assert root is not None and root.category == "root_cause_missing"
+
+
+def test_llama_cpp_refusing_an_unknown_flag_names_the_flag() -> None:
+    log = "llama-server -hf org/model-GGUF --port 8012 -fa\nerror: invalid argument: -hf\n"
+    root = diagnose_text(log).root_cause
+    assert root is not None and (root.rule, root.category) == ("CFG037", "engine_args_invalid")
+    assert root.library == "llama.cpp-version" and "-hf" in root.fix.steps[0]
+
+
+def test_llama_cpp_refusing_a_flag_value_says_which_value() -> None:
+    log = ('error while handling argument "--flash-attn": error: unkown value for '
+           "--flash-attn: '--ctx-size'\n")
+    root = diagnose_text(log).root_cause
+    assert root is not None and root.rule == "CFG037"
+    assert "refuses the value" in root.fix.steps[0]
+
+
+def test_errno_einval_is_not_a_llama_cpp_flag() -> None:
+    log = "OSError: [Errno 22] Invalid argument: '/dev/shm/x'\n"
+    root = diagnose_text(log).root_cause
+    assert root is None or root.rule != "CFG037"

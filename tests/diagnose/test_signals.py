@@ -73,3 +73,13 @@ def test_a_code_that_names_no_cause_explains_an_unclassified_error() -> None:
     assert root is not None and root.category == "unclassified"
     assert root.extracted.get("signal") == "NCCL 5 ncclInvalidUsage"
     assert root.triage is not None and "NCCL_DEBUG=WARN" in root.triage.collect
+
+
+def test_an_illegal_instruction_is_explained_not_named_a_memory_access() -> None:
+    log = ("CUDA error: an illegal instruction was encountered\n"
+           "Search for `cudaErrorIllegalInstruction' in https://docs.nvidia.com/cuda/"
+           "cuda-runtime-api/group__CUDART__TYPES.html for more information.\n")
+    root = diagnose_text(log).root_cause
+    assert root is not None and root.category == "unclassified"
+    assert [e.line for e in root.evidence][:1] == [1]
+    assert "cudaErrorIllegalInstruction" in root.extracted.get("signal", "")

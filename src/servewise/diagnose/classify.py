@@ -32,11 +32,11 @@ _PATHS = re.compile(r"(?<!\S)[^\s/]*/\S*")
 one look, not one per character."""
 _ERROR_START = re.compile(
     r"(?:terminate called after throwing|Segmentation fault|Aborted|Fatal Python error|"
-    r"\*\*\* .*(?:signal|SIG\w+)|.*\bAssertion [`'\"].*[`'\"] failed|"
+    r"\*\*\* .*(?:signal|SIG\w+)|.*\bAssertion [`'\"].*[`'\"] failed|(?:CUDA|HIP) error: |"
     r"\S+:\d+: GGML_ASSERT\(.*\) failed|\S+/fattn[\w-]*\.cuh?:\d+: fatal error$)")
-"""Errors by their start. ggml's ``GGML_ASSERT(cond) failed`` names what failed; its bare
-``fatal error`` abort does too in its flash-attention code (no kernel for the case), where
-nothing is printed before it (elsewhere, as after ``CUDA error``, the lines above say what)."""
+"""Errors by their start; a bare ``CUDA error: …`` too (a C++ check's). ggml's bare ``fatal
+error`` names what failed in its flash-attention code (no kernel for the case), where nothing
+is printed before it (elsewhere, as after ``CUDA error``, the lines above say what)."""
 _FATAL = re.compile(r"\b(?:fatal|FATAL) ?(?:error)?:")
 
 
