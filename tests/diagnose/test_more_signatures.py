@@ -371,3 +371,24 @@ def test_errno_einval_is_not_a_llama_cpp_flag() -> None:
     log = "OSError: [Errno 22] Invalid argument: '/dev/shm/x'\n"
     root = diagnose_text(log).root_cause
     assert root is None or root.rule != "CFG037"
+
+
+def test_a_host_buffer_that_llama_cpp_cannot_allocate_is_not_a_gpu_oom() -> None:
+    log = ("load_tensors: loading model tensors, this can take a while... (mmap = false)\n"
+           "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size "
+           "437944320\n"
+           "alloc_tensor_range: failed to allocate CPU buffer of size 437944320\n"
+           "llama_model_load: error loading model: unable to allocate CPU buffer\n")
+    root = diagnose_text(log).root_cause
+    assert root is not None and root.rule != "MEM011"
+    assert not root.category.startswith("oom_")
+
+
+def test_a_none_value_without_an_attribute_is_not_a_version_mismatch() -> None:
+    log = ('Traceback (most recent call last):\n'
+           '  File "/w/sglang/srt/managers/router/infer_batch.py", line 203, in prepare\n'
+           '    req_pool_indices_cpu = req_pool_indices.cpu().numpy()\n'
+           "AttributeError: 'NoneType' object has no attribute 'cpu'\n")
+    root = diagnose_text(log).root_cause
+    assert root is not None and root.rule != "CFG024"
+    assert root.category == "unclassified" and [e.line for e in root.evidence][:1] == [4]

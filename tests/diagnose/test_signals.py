@@ -83,3 +83,13 @@ def test_an_illegal_instruction_is_explained_not_named_a_memory_access() -> None
     assert root is not None and root.category == "unclassified"
     assert [e.line for e in root.evidence][:1] == [1]
     assert "cudaErrorIllegalInstruction" in root.extracted.get("signal", "")
+
+
+def test_a_message_of_several_lines_cites_the_line_its_signature_matched() -> None:
+    log = ("RuntimeError: Failed to import transformers.models.bert.modeling_bert because of the "
+           "following error (look up to see its traceback):\n"
+           "/usr/lib/python3.12/site-packages/flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so: "
+           "undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationE\n")
+    root = diagnose_text(log).root_cause
+    assert root is not None and root.evidence[0].line == 2
+    assert "flash_attn_2_cuda" in root.evidence[0].text

@@ -64,6 +64,21 @@ def first_text(match: Match) -> str:
     return first[:TEXT_LIMIT]
 
 
+def cited(match: Match) -> tuple[int, str]:
+    """The line a match stands on and its text: in a message of several lines, the line its
+    signature matched on (a library's path on the line below ``Failed to import``), else the
+    event's own line."""
+    event, text = match.event, first_text(match)
+    if match.signature is None or match.quoted or "\n" not in event.text:
+        return event.match_line, text
+    found = match.signature.pattern.search(event.text)
+    before = event.text.count("\n", 0, found.start()) if found is not None else 0
+    lines = event.text.splitlines()
+    if before == 0 or before >= len(lines) or not lines[before].strip():
+        return event.match_line, text
+    return min(event.match_line + before, event.last_line), lines[before].strip()[:TEXT_LIMIT]
+
+
 def _frame_text(frame: Frame) -> str:
     return f'File "{frame.path}", line {frame.line}, in {frame.function}'
 

@@ -22,7 +22,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
-from servewise.diagnose.build import MAX_EVIDENCE, Builder, first_text
+from servewise.diagnose.build import MAX_EVIDENCE, Builder, cited
 from servewise.diagnose.classify import Classifier, Match
 from servewise.diagnose.result import Diagnosis, Evidence, FieldValue, Finding
 from servewise.diagnose.triage import with_triage
@@ -78,7 +78,7 @@ class _Aggregate:
             self.fields.setdefault(name, value)
         if len(self.evidence) < MAX_EVIDENCE:
             role = "quoted" if match.quoted else "match"
-            item = Evidence(match.event.match_line, first_text(match), process, role)
+            item = Evidence(*cited(match), process, role)
             if all(e.line != item.line or e.text != item.text for e in self.evidence):
                 self.evidence.append(item)
 
