@@ -106,3 +106,16 @@ def test_every_disagreement_with_the_database_is_documented_with_its_cause() -> 
             assert result.recipe in listed, f"{result.recipe}: {result.cause}"
             assert listed[result.recipe].rstrip(".").removesuffix("...")[:60] in \
                 result.cause.replace("|", "\\|")
+
+
+def test_check_serves_the_checkpoint_asked_for_not_the_recipe_s(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    _code, report = _check(capsys, "deepseek-ai/DeepSeek-V4-Flash-0731", "--gpu",
+                           "rtx-pro-6000:2", "--engine", "vllm", "--format", "vllm")
+    argv = report["command"]["argv"]
+    assert argv[:3] == ["vllm", "serve", "deepseek-ai/DeepSeek-V4-Flash-0731"]
+    assert "MJPansa/DeepSeek-V4-Flash-0731-NVFP4" not in argv
+    assert "--served-model-name" not in argv  # the recipe's name for other weights
+    assert report["model"] == "deepseek-ai/DeepSeek-V4-Flash-0731"
+    notes = [f["message"] for f in report["findings"] if "not the weights" in f["message"]]
+    assert notes and "MJPansa/DeepSeek-V4-Flash-0731-NVFP4" in notes[0]

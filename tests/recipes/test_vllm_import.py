@@ -238,3 +238,24 @@ def test_outside_a_clone(tmp_path: Path, user_dir: Path) -> None:
         import_vllm_recipes(tmp_path / "x.yaml", user_dir=user_dir)
     with pytest.raises(RecipeDataError, match="no such file"):
         import_vllm_recipes(tmp_path / "missing", user_dir=user_dir)
+
+
+def test_an_import_replaces_the_shipped_snapshot_model_by_model(
+        vllm_recipes: Path, tmp_path: Path, user_dir: Path) -> None:
+    shipped = load_recipes(user_dir)
+    prefix = "vllm-recipes/openai/gpt-oss-120b/amd_fp8/"
+    assert any(r.id.startswith(prefix) and not r.user for r in shipped)
+    clone = _copy(vllm_recipes, tmp_path)
+    model = clone / "models" / "openai" / "gpt-oss-120b.yaml"
+    text = model.read_text("utf-8")
+    start = text.index("  amd_fp8:\n")
+    end = text.index("\ncompatible_strategies:")
+    model.write_text(text[:start] + text[end + 1:], "utf-8")  # the variant removed upstream
+    report = import_vllm_recipes(model, user_dir=user_dir)
+    assert report.exit_code == 0
+    book = load_recipes(user_dir)
+    assert not any(r.id.startswith(prefix) for r in book)
+    ours = [r for r in book if r.id.startswith("vllm-recipes/openai/gpt-oss-120b/")]
+    assert ours and all(r.user and r.origin == "user import" for r in ours)
+    other = [r for r in book if r.id.startswith("vllm-recipes/openai/gpt-oss-20b/")]
+    assert other and all(r.origin == "vllm-recipes (shipped snapshot)" for r in other)

@@ -122,7 +122,10 @@ def run_check(
         matches = recipes.match(model=model.ref, hw=request.gpu, engine=request.engine,
                                 strategy=request.strategy, nodes=request.nodes)
     chosen = next((m for m in matches if m.recipe.status != "unsupported"), None)
-    state = _start(request, chosen, matches)
+    # what to serve when the recipe is for other weights: the Hub id or folder as given, the
+    # card's id for a bare card name
+    state = _start(request, chosen, matches,
+                   request.model if "/" in request.model else model.ref)
     if chosen is None and known_gpu:
         _near_misses(request, recipes, model.ref, state)
     report: BuildReport | None = None
@@ -170,7 +173,7 @@ def _order(finding: Finding) -> tuple[int, int]:
 
 
 def _start(request: CheckRequest, chosen: RecipeMatch | None,
-           matches: list[RecipeMatch]) -> _State:
+           matches: list[RecipeMatch], asked: str) -> _State:
     findings: list[Finding] = []
     for match in matches:
         if match.recipe.status == "unsupported":
@@ -182,8 +185,8 @@ def _start(request: CheckRequest, chosen: RecipeMatch | None,
         findings.append(Finding(
             "recipe", "note", f"no recipe for {request.model} on {request.gpu.name} x"
             f"{request.gpu.count} with {engine}: the settings below come from the model "
-            "rules and the planner alone", fix="`servewise recipe list` shows the recipes; "
-            "`servewise recipe import` adds vLLM's recipe database"))
+            "rules and the planner alone", fix=f"`servewise recipe list --model "
+            f"{request.model}` shows its recipes (vLLM's database included) on other GPUs"))
         return _State(engine, request.engine_version,
                       "--engine-version" if request.engine_version else "none",
                       EngineSettings(), findings)
@@ -196,8 +199,16 @@ def _start(request: CheckRequest, chosen: RecipeMatch | None,
     version_from = ("--engine-version" if request.engine_version
                     else "recipe" if version else "none")
     settings = from_argv(recipe.engine, recipe.argv, version)
+    served = recipe.checkpoint if chosen.model_match == "checkpoint" else asked
+    if served != recipe.checkpoint:
+        settings = settings.replace(served_model_name=None)  # the recipe's name for its weights
+        findings.append(Finding(
+            "recipe", "note", f"recipe {recipe.id} is for {recipe.checkpoint}, not the weights "
+            f"asked for: its flags are the starting point, the command serves {served} and "
+            "the memory plan is for it", fix=f"check {recipe.checkpoint} to use the recipe as "
+            "it was written"))
     return _State(recipe.engine, version, version_from, settings, findings, env=recipe.env,
-                  image=recipe.image, checkpoint=recipe.checkpoint, recipe=recipe)
+                  image=recipe.image, checkpoint=served, recipe=recipe)
 
 
 def _near_misses(request: CheckRequest, recipes: RecipeBook, ref: str, state: _State) -> None:
@@ -484,6 +495,18 @@ def _plan_dict(plan: Plan) -> dict[str, Any]:
                                        "recommendation", "notes", "engine_version")}
 
 
+def _official_image(state: _State) -> str:
+    """The engine's own image (the first repository engines.toml names), tagged with the
+    version when it is a release (``v0.20.0``), else ``latest``."""
+    from servewise.knowledge.engines import load_engine_table
+
+    engine = load_engine_table().get(state.engine)
+    repository = engine.images[0] if engine is not None and engine.images else state.engine
+    version = _version_or_none(state.version)
+    release = version is not None and all(part.isdigit() for part in version.split("."))
+    return f"{repository}:v{version}" if release else f"{repository}:latest"
+
+
 def _version_or_none(text: str | None) -> str | None:
     """A version the pitfalls can compare (a recipe's "nightly" or a tag name is not one)."""
     from servewise.versions import EngineVersion
@@ -573,6 +596,12 @@ def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str,
     if request.image is not None:
         state.image = request.image
     fmt = request.command_format or ("docker" if state.image else state.engine)
+    if fmt in ("docker", "k8s") and state.image is None:
+        state.image = _official_image(state)
+        which = f"for {state.version}" if state.version else "its newest release: no version"
+        state.findings.append(Finding(
+            "settings", "note", f"image {state.image}: the engine's official image ({which}); "
+            "the recipe names none", fix="--image REF (or --build REF) names another"))
     settings = state.settings
     port = request.port if request.port is not None else settings.port
     flags = to_argv(state.engine, settings.replace(model=None, port=None), state.version)

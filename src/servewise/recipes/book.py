@@ -3,10 +3,11 @@
 :meth:`RecipeBook.match` answers "which recipe fits this model on these GPUs with this
 engine?" with a ranked list of :class:`RecipeMatch`, each saying why it matched and
 why it ranks where it does. Ranking, best first: the exact checkpoint over the model
-family over a near name; then status (verified, in-progress, estimated, unsupported), a recipe run end to end before
-a derived one; then the exact GPU over one with the same chip and memory; then one engine
-before a prefill/decode cluster, and the strategy vLLM's site recommends first; then the
-recipe that uses more of the GPUs you have; then the newer engine version.
+family over a near name; then status (verified, in-progress, estimated, unsupported), a
+recipe run end to end before a derived one; then the exact GPU over one with the same chip
+and memory; then one engine before a prefill/decode cluster, and the strategy vLLM's site
+recommends first; then the recipe that uses more of the GPUs you have; then the newer
+engine version.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ vLLM's recipe database, and the user's folder.
   beside it), so ``check`` and ``recipe match`` know it on a fresh install;
 * ``$SERVEWISE_DATA_DIR/recipes/*.yaml|yml|json``: the user's recipes and imports. An
   import of vLLM's database (files ``vllm-recipes.*``) replaces the shipped snapshot for the
-  models it covers; any user recipe replaces a shipped one with the same id.
+  models it covers (and an import of SGLang's cookbook its snapshot); any user recipe
+  replaces a shipped one with the same id.
 
 Reading thousands of recipes costs seconds, so each source is checked once and cached
 (pickled under the cache folder, keyed by a digest of what it was built from: the files'
@@ -48,6 +49,9 @@ SHIPPED_FOLDER = ("data", "recipes")
 SNAPSHOT = "vllm-recipes.json.gz"
 """The shipped snapshot of vLLM's recipe database (converted recipe files, by name)."""
 SUFFIXES = (".yaml", ".yml", ".json")
+IMPORTED = ("vllm-recipes/", "sglang-cookbook/")
+"""Id prefixes of the databases ``recipe import`` brings: an import replaces the shipped
+snapshot of a database model by model."""
 
 
 def names_of(recipe: Recipe) -> set[str]:
@@ -277,11 +281,11 @@ def load_recipes(user_dir: Path | None = None) -> RecipeBook:
     if not paths:
         return RecipeBook((), indexes=(shipped,))
     user = _user_index(user_dir, paths)
-    imported = user.groups_of("vllm-recipes/")
+    imported = {prefix: user.groups_of(prefix) for prefix in IMPORTED}
 
     def keep(recipe: Recipe) -> bool:
-        return not (recipe.id.startswith("vllm-recipes/") and not recipe.user
-                    and recipe.match.model.lower() in imported)
+        prefix = recipe.id.split("/", 1)[0] + "/"
+        return recipe.user or recipe.match.model.lower() not in imported.get(prefix, ())
 
     return RecipeBook((), indexes=(user, shipped), keep=keep)
 

@@ -29,7 +29,7 @@ file and the field path.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, cast
 
 import yaml
@@ -55,7 +55,6 @@ SCHEMA = 1
 """The recipe file format's version."""
 
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def load_yaml(text: str) -> Any:
@@ -100,11 +99,6 @@ def parse_recipe_file(
         check.raise_if_any()
         raise AssertionError("unreachable") from exc
     return parse_recipe_document(document, file, catalog, user=user)
-
-
-def dump_yaml(document: Any) -> str:
-    """``document`` as YAML text (libyaml's safe dumper when PyYAML has it), keys in order."""
-    return yaml.dump(document, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=100)
 
 
 def parse_recipe_document(
@@ -232,17 +226,8 @@ def _images(check: Checker, value: Any, path: str) -> tuple[tuple[str, str], ...
 def _pools(check: Checker, value: Any, path: str, engine: str | None,
            version: str | None, table: FlagTable) -> tuple[Pool, ...]:
     """The pools of a prefill/decode recipe."""
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        check.problem(path, "must be a list of pools", found=type(value).__name__)
-        return ()
     pools = []
-    for index, item in enumerate(value):
-        where = f"{path}[{index}]"
-        data = check.mapping(item, where)
-        if data is None:
-            continue
+    for where, data in _entries(check, value, path, "pools"):
         before = len(check.problems)
         check.unknown_keys(data, where, _POOL_KEYS)
         role = check.choice(data, "role", where, ("prefill", "decode"))
@@ -357,18 +342,25 @@ def _provenance(check: Checker, value: Any, path: str) -> Provenance | None:
                       notes=notes)
 
 
-def _benchmarks(check: Checker, value: Any, path: str) -> tuple[BenchmarkRun, ...]:
+def _entries(check: Checker, value: Any, path: str,
+             what: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Each mapping of a list field with its path (``pools[1]``); a field that is not a list,
+    or an item that is not a mapping, is a problem."""
     if value is None:
-        return ()
+        return
     if not isinstance(value, list):
-        check.problem(path, "must be a list of benchmark runs", found=type(value).__name__)
-        return ()
-    runs = []
+        check.problem(path, f"must be a list of {what}", found=type(value).__name__)
+        return
     for index, item in enumerate(value):
         where = f"{path}[{index}]"
         data = check.mapping(item, where)
-        if data is None:
-            continue
+        if data is not None:
+            yield where, data
+
+
+def _benchmarks(check: Checker, value: Any, path: str) -> tuple[BenchmarkRun, ...]:
+    runs = []
+    for where, data in _entries(check, value, path, "benchmark runs"):
         before = len(check.problems)
         check.unknown_keys(data, where, _RUN_KEYS)
         source = check.source(data, "source", where)

@@ -44,7 +44,6 @@ from servewise.errors import FormatError, ServewiseError
 from servewise.formats.jsliteral import JsModule, UnknownShape, read_module
 from servewise.knowledge.flags import from_argv, load_flag_table
 from servewise.knowledge.gpus import Gpu, GpuCatalog, load_gpu_catalog
-from servewise.recipes.library import user_recipe_dir
 from servewise.recipes.load import argv_problem, parse_recipe_document
 from servewise.recipes.model import image_parts
 from servewise.recipes.sglang_bench import (
@@ -58,7 +57,7 @@ from servewise.recipes.sglang_bench import (
     output_only,
 )
 from servewise.recipes.validate import Checker, Problem, RecipeDataError, short
-from servewise.recipes.vllm_import import ImportReport, Skipped, write_all
+from servewise.recipes.vllm_import import ImportReport, Skipped, finish_import
 from servewise.versions import EngineVersion
 
 REPO_URL = "https://github.com/sgl-project/sglang"
@@ -578,12 +577,7 @@ def import_sglang_cookbook(
     good files at once; the refused ones are in the report, ``exit_code`` 1)."""
     report, texts = convert_sglang_cookbook(path, catalog=catalog or load_gpu_catalog(user_dir),
                                             strict=strict)
-    report.dry_run = dry_run
-    target = user_recipe_dir(user_dir)
-    report.written = [str(target / name) for name in texts]
-    if not dry_run and texts:
-        write_all(target, texts)
-    return report
+    return finish_import(report, texts, user_dir, dry_run)
 
 
 __all__ = ["Clone", "CookbookReport", "convert_sglang_cookbook", "find_configs",

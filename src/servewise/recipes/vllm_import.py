@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -50,10 +50,11 @@ from servewise.recipes.validate import Checker, Problem, RecipeDataError
 from servewise.recipes.vllm_schema import check_model, check_strategy, check_taxonomy
 
 REPO_URL = "https://github.com/vllm-project/recipes"
+Report = TypeVar("Report", bound="ImportReport")
 STATUS = {"verified": "verified", "supported": "estimated", "assumed": "estimated",
           "unsupported": "unsupported"}
 NOT_GPUS = {"tpu": "a Google TPU", "cpu": "a CPU (Intel Xeon)", "npu": "a Huawei Ascend NPU",
-            "xpu": "an Intel GPU (XPU), which servewise does not plan for"}
+            "xpu": "an Intel GPU (XPU)"}
 """Hardware generations of the taxonomy that are not CUDA or ROCm GPUs, and what they are."""
 PREFIX = "vllm-recipes."
 """File names of imported recipe files start with this."""
@@ -352,8 +353,8 @@ def _model_document(
             continue
         kind = NOT_GPUS.get(synth.generation(profile))
         if kind is not None:
-            report.skipped.append(Skipped(relative, f"hardware {hw_id}", f"{kind}, not a GPU "
-                                          "servewise serves"))
+            report.skipped.append(Skipped(relative, f"hardware {hw_id}", f"{kind}: servewise "
+                                          "serves CUDA and ROCm GPUs"))
             continue
         gpus_named += 1
         gpu = gpu_for(hw_id, profile, catalog)
@@ -521,6 +522,13 @@ def import_vllm_recipes(
     """
     report, texts = convert_vllm_recipes(path, catalog=catalog or load_gpu_catalog(user_dir),
                                          strict=strict)
+    return finish_import(report, texts, user_dir, dry_run)
+
+
+def finish_import(report: Report, texts: Mapping[str, str], user_dir: Path | None,
+                  dry_run: bool) -> Report:
+    """Write an import's files to the user's recipe folder (unless ``dry_run``), and say
+    where in the report."""
     report.dry_run = dry_run
     target = user_recipe_dir(user_dir)
     report.written = [str(target / name) for name in texts]
@@ -552,5 +560,5 @@ def write_all(folder: Path, texts: Mapping[str, str]) -> None:
             from exc
 
 
-__all__ = ["ImportReport", "Skipped", "convert_vllm_recipes", "find_root", "gpu_for",
-           "import_vllm_recipes", "write_all"]
+__all__ = ["ImportReport", "Skipped", "convert_vllm_recipes", "find_root", "finish_import",
+           "gpu_for", "import_vllm_recipes", "write_all"]
