@@ -36,6 +36,7 @@ MENTION_RE = re.compile(r"(?:`|e\.g\. |run |\| |: (?=servewise [a-z][\w-]*(?: [A
 NOT_OURS = {
     "--help": "every command's help option (click adds it)",
     "--flag-name": "a placeholder in the flag table's own validation message",
+    "--head": "`ray start --head`, named in sweep's hint for a Ray address",
 }
 
 #: Commands that data files already name and that another branch adds (delete on merge).
@@ -45,6 +46,9 @@ def _commands() -> dict[str, set[str]]:
                                                                         *p.secondary_opts)}}
     for name, command in root.commands.items():
         found[name] = _options(command) | {"--help"}
+    from servewise.cli.evidence import accuracy_app  # `plan accuracy`, handed on by `plan`
+
+    found["plan"] |= _options(typer.main.get_command(accuracy_app))
     return found
 
 
