@@ -424,8 +424,9 @@ def _read(setting: Setting, flag: str, text: str, human: bool = False) -> Any:
     return text
 
 
-_KIND_WORDS = {"int": "a whole number (vLLM's length flags also take 32k, 1M or auto)", "float": "a number", "json": "JSON text",
-               "str": "text", "bool": "nothing or true/false"}
+_KIND_WORDS = {"int": "a whole number (vLLM's length flags also take 32k, 1M or auto)",
+               "float": "a number", "json": "JSON text", "str": "text",
+               "bool": "nothing or true/false"}
 
 
 def _spelling_from(raw: dict[str, Any], entry: RawEntry, index: int) -> FlagSpelling:
@@ -504,6 +505,6 @@ def load_flag_table(user_dir: Path | None = None) -> FlagTable:
 
 
 __all__ = [
-    "AUTO", "human_int", "ENGINES", "SETTING_IDS", "EngineSettings", "FlagSpelling", "FlagTable", "Setting",
-    "flag_for", "from_argv", "load_flag_table", "to_argv",
+    "AUTO", "ENGINES", "SETTING_IDS", "EngineSettings", "FlagSpelling", "FlagTable", "Setting",
+    "flag_for", "from_argv", "human_int", "load_flag_table", "to_argv",
 ]
