@@ -19,6 +19,7 @@ model: a lookup by model unpickles that model's group only.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import gzip
 import hashlib
@@ -41,7 +42,7 @@ from servewise.recipes.load import (
     load_yaml,
     parse_recipe_document,
 )
-from servewise.recipes.model import Recipe
+from servewise.recipes.model import BenchmarkRun, Match, Pool, Provenance, Recipe
 from servewise.recipes.validate import Checker, Problem, RecipeDataError
 
 SHIPPED_FOLDER = ("data", "recipes")
@@ -142,7 +143,9 @@ class RecipeIndex:
 def _fingerprint(parts: Iterable[bytes]) -> str:
     from servewise import __version__
 
-    digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{SCHEMA}".encode())
+    shape = ",".join(f.name for kind in (Recipe, Match, Pool, Provenance, BenchmarkRun)
+                     for f in dataclasses.fields(kind))  # a cache of another code's objects
+    digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{SCHEMA}\0{shape}".encode())
     data = resources.files("servewise.knowledge").joinpath("data")
     for name in ("gpus.toml", "engine_flags.toml"):
         digest.update(b"\0" + data.joinpath(name).read_bytes())
