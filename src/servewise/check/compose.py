@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from servewise.check.command import gpus_per_node, official_image, release_or_build
 from servewise.check.report import PARTS, CheckReport, Finding
 from servewise.check.settings import (
     plan_settings,
@@ -29,7 +30,7 @@ from servewise.check.settings import (
     with_layout,
     without_speculative,
 )
-from servewise.errors import ServewiseError, UsageError
+from servewise.errors import UsageError
 from servewise.knowledge.flags import AUTO, EngineSettings, from_argv, to_argv
 from servewise.recipes.renderers import FORMATS
 
@@ -495,31 +496,6 @@ def _plan_dict(plan: Plan) -> dict[str, Any]:
                                        "recommendation", "notes", "engine_version")}
 
 
-def _official_image(state: _State) -> str:
-    """The engine's own image (the first repository engines.toml names), tagged with the
-    version when it is a release (``v0.20.0``), else ``latest``."""
-    from servewise.knowledge.engines import load_engine_table
-
-    engine = load_engine_table().get(state.engine)
-    repository = engine.images[0] if engine is not None and engine.images else state.engine
-    version = _version_or_none(state.version)
-    release = version is not None and all(part.isdigit() for part in version.split("."))
-    return f"{repository}:v{version}" if release else f"{repository}:latest"
-
-
-def _version_or_none(text: str | None) -> str | None:
-    """A version the pitfalls can compare (a recipe's "nightly" or a tag name is not one)."""
-    from servewise.versions import EngineVersion
-
-    if text is None:
-        return None
-    try:
-        EngineVersion.coerce(text.split()[0])
-    except (ServewiseError, ValueError):
-        return None
-    return text.split()[0]
-
-
 def _family(model: ModelInfo, request: CheckRequest) -> ModelFamily | None:
     """The model family (the libraries it needs), by the model's id or the name as given."""
     from servewise.knowledge.models import load_model_table
@@ -559,7 +535,7 @@ def _pitfalls(request: CheckRequest, model: ModelInfo, state: _State,
     for pitfall in pitfalls_for(cc=str(gpu.cc), family=gpu.family, engine=state.engine,
                                 libraries=libraries, argv=argv, env=dict(state.env),
                                 model=family.id if family else None, model_known=True,
-                                version=_version_or_none(state.version)):
+                                version=release_or_build(state.version)):
         verdicts = [judged[lib] for lib in pitfall.libraries if lib in judged]
         if verdicts and any(v.status == "error" for v in verdicts):
             state.findings.append(Finding(
@@ -580,15 +556,6 @@ def _pitfalls(request: CheckRequest, model: ModelInfo, state: _State,
             source=pitfall.sources[0] if pitfall.sources else None))
 
 
-def _gpus_per_node(request: CheckRequest, state: _State) -> int:
-    """The GPUs one node of the layout uses (what a pod asks for), at most the node's."""
-    settings = state.settings
-    used = (settings.tensor_parallel_size or 1) * (settings.pipeline_parallel_size or 1)
-    if not (state.engine == "sglang" and settings.enable_dp_attention):
-        used *= settings.data_parallel_size or 1  # SGLang's DP attention runs inside TP
-    return max(1, min(request.gpu.count, -(-used // request.nodes)))
-
-
 def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str, Any]:
     from servewise.recipes import Launch, render
     from servewise.recipes.renderers import with_node_flags
@@ -597,7 +564,7 @@ def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str,
         state.image = request.image
     fmt = request.command_format or ("docker" if state.image else state.engine)
     if fmt in ("docker", "k8s") and state.image is None:
-        state.image = _official_image(state)
+        state.image = official_image(state.engine, state.version)
         which = f"for {state.version}" if state.version else "its newest release: no version"
         state.findings.append(Finding(
             "settings", "note", f"image {state.image}: the engine's official image ({which}); "
@@ -610,9 +577,10 @@ def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str,
     if pools and request.flags:  # the user's own flags go to every pool
         pools = tuple(replace(pool, argv=tuple(with_node_flags(pool.argv, request.flags)))
                       for pool in pools)
+    gpus = gpus_per_node(state.engine, state.settings, request.gpu.count, request.nodes)
     launch = Launch(engine=state.engine, model=state.checkpoint or model.ref,
                     argv=tuple(flags), env=state.env, image=state.image,
-                    nodes=request.nodes, gpus=_gpus_per_node(request, state),
+                    nodes=request.nodes, gpus=gpus,
                     multinode=recipe.multinode if recipe is not None else None,
                     pools=pools, router=recipe.router if recipe is not None else ())
     rendered = render(launch, fmt, port=port)

@@ -1,0 +1,43 @@
+"""What ``check``'s command is made of besides the settings: the image, the GPUs per node."""
+
+from __future__ import annotations
+
+from servewise.errors import ServewiseError
+from servewise.knowledge.flags import EngineSettings
+
+
+def release_or_build(text: str | None) -> str | None:
+    """The version in ``text`` when it reads as one (``0.26.1rc1.dev77 (the 07-29 nightly)``
+    gives ``0.26.1rc1.dev77``); None for ``nightly``, a tag name or nothing."""
+    from servewise.versions import EngineVersion
+
+    if text is None or not text.split():
+        return None
+    try:
+        EngineVersion.coerce(text.split()[0])
+    except (ServewiseError, ValueError):
+        return None
+    return text.split()[0]
+
+
+def official_image(engine_id: str, version: str | None) -> str:
+    """The engine's own image (the first repository engines.toml names), tagged with the
+    version when it is a release (``v0.20.0``), else ``latest``."""
+    from servewise.knowledge.engines import load_engine_table
+
+    engine = load_engine_table().get(engine_id)
+    repository = engine.images[0] if engine is not None and engine.images else engine_id
+    found = release_or_build(version)
+    release = found is not None and all(part.isdigit() for part in found.split("."))
+    return f"{repository}:v{found}" if release else f"{repository}:latest"
+
+
+def gpus_per_node(engine: str, settings: EngineSettings, count: int, nodes: int) -> int:
+    """The GPUs one node of the layout uses (what a pod asks for), at most the node's."""
+    used = (settings.tensor_parallel_size or 1) * (settings.pipeline_parallel_size or 1)
+    if not (engine == "sglang" and settings.enable_dp_attention):
+        used *= settings.data_parallel_size or 1  # SGLang's DP attention runs inside TP
+    return max(1, min(count, -(-used // nodes)))
+
+
+__all__ = ["gpus_per_node", "official_image", "release_or_build"]
