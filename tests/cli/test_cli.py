@@ -120,7 +120,9 @@ def test_gpus_json() -> None:
     by_id = {gpu["id"]: gpu for gpu in gpus}
     assert len(gpus) >= 20
     assert any("h200" in gpu["aliases"] or gpu["id"] == "h200" for gpu in gpus)
-    assert all(gpu["compute_capability"] for gpu in by_id.values())
+    assert all(gpu["compute_capability"] or (gpu["vendor"] == "amd" and gpu["gfx_arch"])
+               for gpu in by_id.values())
+    assert by_id["mi300x"]["gfx_arch"] == "gfx942" and by_id["mi300x"]["sm"] is None
 
 
 def test_gpus_table() -> None:
