@@ -38,6 +38,7 @@ from importlib import resources
 from pathlib import Path
 
 from servewise.errors import UsageError
+from servewise.knowledge import diagnose_signals as sig
 from servewise.knowledge._load import (
     SHIPPED_PACKAGE,
     DataFileError,
@@ -49,12 +50,6 @@ from servewise.knowledge._load import (
     shipped_entries,
     user_data_dir,
     user_entries,
-)
-from servewise.knowledge.diagnose_signals import (
-    SIGNALS_FOLDER,
-    SignalTable,
-    load_signal_tables,
-    signal_rule,
 )
 from servewise.knowledge.diagnose_tables import (
     LAYERS,
@@ -207,7 +202,7 @@ class RuleSet:
     """The rules and the tables they use, looked up by id, name or category."""
 
     def __init__(self, rules: Iterable[Rule], tables: DiagnoseTables,
-                 categories: Iterable[Category], signals: Iterable[SignalTable] = ()) -> None:
+                 categories: Iterable[Category], signals: Iterable[sig.SignalTable] = ()) -> None:
         self.rules = tuple(rules)
         self.tables = tables
         self.categories = {category.id: category for category in categories}
@@ -557,7 +552,7 @@ def _build(folder: Path | None) -> RuleSet:
         if not any(r.kind == "fallback" and r.category == category for r in rules):
             raise DataFileError(f"no fallback rule for {category!r}",
                                 file=f"servewise/knowledge/data/{RULES_FOLDER}")
-    signals = load_signal_tables(category_ids, {phase.id for phase in tables.phases}, folder)
+    signals = sig.load_signal_tables(category_ids, {phase.id for phase in tables.phases}, folder)
     return RuleSet(rules, tables, categories, signals)
 
 
@@ -572,7 +567,29 @@ def load_rules(user_dir: Path | None = None) -> RuleSet:
 
     folder = user_data_dir() if user_dir is None else user_dir
     names = ("diagnose_categories.toml", *TABLE_FILES)
-    if not (folder / RULES_FOLDER).is_dir() and not (folder / SIGNALS_FOLDER).is_dir() and not any(
-            (folder / n).exists() for n in names):
+    folders = (folder / RULES_FOLDER, folder / sig.SIGNALS_FOLDER)
+    if not any(f.is_dir() for f in folders) and not any((folder / n).exists() for n in names):
         return _shipped_rules()
     return _build(folder)
+
+
+def signal_rule(signal: sig.Signal) -> Rule:
+    """The low-precedence ``cause`` rule of a signal that names a category (a step without
+    fields is for a message cut before its values: shown only when no other is)."""
+    assert signal.category is not None
+    needs = [tuple(sorted(sig.template_names(text) - sig.ALWAYS_FIELDS))
+             for text in signal.fix]
+    used = tuple(sorted({name for fields in needs for name in fields}))
+    return Rule(
+        id=signal.id, name=signal.id, summary=signal.summary, category=signal.category,
+        kind="cause", status="stable", layer=signal.layer, library=signal.library,
+        engines=("vllm", "sglang", "tgi", "tensorrt_llm", "llama.cpp"), weak=signal.weak,
+        precedence=sig.SIGNAL_PRECEDENCE, defers_to=(), cut=False, keywords=signal.keywords,
+        signatures=tuple(Signature(p, None, None, specificity(p.pattern),
+                                   required_literal(p.pattern)) for p in signal.patterns),
+        phases=signal.phases, evidence_any=signal.evidence_any, evidence_facts=(),
+        exclude=signal.exclude, extract=(), facts=(), advice=None, phase=None, related=(),
+        fixes=tuple(FixStep(text, fields, () if fields else used, (), ())
+                    for text, fields in zip(signal.fix, needs, strict=True)),
+        explanation=signal.meaning, sources=signal.sources, example="", file=signal.file,
+        table=signal.table, collect=signal.collect, risk=signal.risk)

@@ -30,8 +30,9 @@ One file per table::
 An entry matches by any of its ``names`` (as a word), ``messages`` (literal text), its
 ``code`` in one of the table's ``forms``, or its ``patterns`` (regular expressions whose named
 groups become fields; each must contain one of the entry's ``keywords`` or names or messages).
-:func:`signal_rules` turns each entry that names a category into a low-precedence ``cause``
-rule: a specific rule of ``knowledge/data/diagnose/`` that matches the same event wins.
+:func:`~servewise.knowledge.diagnose_rules.signal_rule` turns each entry that names a
+category into a low-precedence ``cause`` rule: a specific rule of ``knowledge/data/diagnose/``
+that matches the same event wins.
 An entry without a category only explains an unclassified error (its meaning, what to collect).
 """
 
@@ -43,7 +44,6 @@ import string
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from servewise.knowledge._load import (
     SHIPPED_PACKAGE,
@@ -53,13 +53,10 @@ from servewise.knowledge._load import (
     parse_toml,
 )
 from servewise.knowledge.diagnose_tables import LAYERS, bound
-from servewise.knowledge.patterns import required_literal, specificity
+from servewise.knowledge.patterns import required_literal
 
-if TYPE_CHECKING:
-    from servewise.knowledge.diagnose_rules import Rule
-
-__all__ = ["SIGNALS_FOLDER", "SIGNAL_PRECEDENCE", "Signal", "SignalTable", "load_signal_tables",
-           "signal_rule"]
+__all__ = ["ALWAYS_FIELDS", "SIGNALS_FOLDER", "SIGNAL_PRECEDENCE", "Signal", "SignalTable",
+           "load_signal_tables", "template_names"]
 
 SIGNALS_FOLDER = "diagnose_signals"
 SIGNAL_PRECEDENCE = -10
@@ -69,11 +66,11 @@ _FIELDS = {"id", "code", "names", "messages", "patterns", "keywords", "category"
            "layer", "phases", "exclude", "evidence_any", "meaning", "fix", "collect", "risk",
            "source", "weak"}
 _ID = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
-_ALWAYS = {"engine", "library", "category", "layer", "gpu", "model", "phase"}
+ALWAYS_FIELDS = {"engine", "library", "category", "layer", "gpu", "model", "phase"}
 """Fields a step may use that every finding has (or shows as a placeholder)."""
 
 
-def _template_names(text: str) -> set[str]:
+def template_names(text: str) -> set[str]:
     return {name.split(".")[0] for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
@@ -199,9 +196,9 @@ def _signal(entry: RawEntry, table: str, defaults: dict[str, object], forms: tup
         raise reader.error("source", "every shipped entry names its vendor's page (a URL)",
                            found=repr(sources))
     fields = {name for pattern in patterns for name in pattern.groupindex}
-    templates = [_template_names(step) for step in fix]
+    templates = [template_names(step) for step in fix]
     for used in templates:
-        unknown = used - fields - _ALWAYS
+        unknown = used - fields - ALWAYS_FIELDS
         if unknown:
             raise reader.error("fix", f"uses {sorted(unknown)}, which no pattern of the entry "
                                "reads", found=", ".join(fix))
@@ -290,29 +287,3 @@ def load_signal_tables(categories: set[str], phase_ids: set[str],
         except OSError as exc:
             raise DataFileError(f"cannot read: {exc}", file=str(path)) from exc
     return _folder_tables(list(files.values()), categories, phase_ids)
-
-
-def signal_rule(signal: Signal) -> Rule:
-    """The low-precedence ``cause`` rule of an entry that names a category."""
-    from servewise.knowledge.diagnose_rules import FixStep, Rule, Signature
-
-    assert signal.category is not None
-    signatures = tuple(Signature(p, None, None, specificity(p.pattern),
-                                 required_literal(p.pattern)) for p in signal.patterns)
-    needs = [tuple(sorted(_template_names(text) - _ALWAYS)) for text in signal.fix]
-    # A step without fields is the one for a message cut before its values: shown only when
-    # no step that uses them could be filled in.
-    used = tuple(sorted({name for fields in needs for name in fields}))
-    steps = tuple(FixStep(text, fields, () if fields else used, (), ())
-                  for text, fields in zip(signal.fix, needs, strict=True))
-    return Rule(
-        id=signal.id, name=signal.id, summary=signal.summary,
-        category=signal.category, kind="cause", status="stable",
-        engines=("vllm", "sglang", "tgi", "tensorrt_llm", "llama.cpp"), layer=signal.layer,
-        library=signal.library, precedence=SIGNAL_PRECEDENCE, defers_to=(), cut=False,
-        keywords=signal.keywords, signatures=signatures, phases=signal.phases,
-        evidence_any=signal.evidence_any, evidence_facts=(), exclude=signal.exclude,
-        extract=(), facts=(), advice=None, phase=None, fixes=steps, related=(),
-        explanation=signal.meaning, sources=signal.sources, example="", file=signal.file,
-        table=signal.table, collect=signal.collect, risk=signal.risk, weak=signal.weak,
-    )
