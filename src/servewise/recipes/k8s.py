@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from servewise.errors import UsageError
-from servewise.recipes.renderers import (
+from servewise.recipes.launches import (
     CONTAINER_MODEL_DIR,
     RAY_PORT,
     Command,

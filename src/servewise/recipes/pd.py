@@ -14,13 +14,14 @@ Formats: ``vllm`` (one command per pool node, then the router), ``docker`` (the 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import yaml
 
 from servewise.errors import UsageError
+from servewise.recipes.launches import Command, Launch, Rendered
 from servewise.recipes.model import Pool
-from servewise.recipes.renderers import Command, Launch, Rendered, render
 
 
 def pool_launch(launch: Launch, pool: Pool) -> Launch:
@@ -36,9 +37,11 @@ def head_of(pool: Pool) -> str:
     return f"${pool.role.upper()}_NODE_1"
 
 
-def render_pd(launch: Launch, format: str, *, image: str | None, model_dir: str | None,
-              hf_cache: str, head: str, namespace: str | None) -> Rendered:
-    """Every command (or manifest) of a prefill/decode launch."""
+def render_pd(launch: Launch, format: str, render: Callable[..., Rendered], *,
+              image: str | None, model_dir: str | None, hf_cache: str, head: str,
+              namespace: str | None) -> Rendered:
+    """Every command (or manifest) of a prefill/decode launch; ``render`` renders one pool
+    (:func:`servewise.recipes.renderers.render`, which calls this)."""
     del head  # each pool has its own first node
     if format == "sglang":
         raise UsageError("a vLLM prefill/decode recipe cannot be rendered as sglang",

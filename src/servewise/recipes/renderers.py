@@ -19,151 +19,32 @@ for every node, and one :class:`Command` per node or step. Formats:
 from __future__ import annotations
 
 import dataclasses
-import re
-import shlex
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
 
 from servewise.errors import UsageError
-from servewise.knowledge.flags import EngineSettings, flag_for, to_argv
 from servewise.recipes import argv as argv_tools
-from servewise.recipes.model import MULTINODE_MODES, Pool, Recipe
+from servewise.recipes.k8s import render_lws
+from servewise.recipes.launches import (
+    CONTAINER_MODEL_DIR,
+    DEFAULT_PORT,
+    HEAD,
+    HF_CACHE,
+    RAY_PORT,
+    SGLANG_DIST_PORT,
+    Command,
+    Launch,
+    Rendered,
+    at_head,
+    node_flags,
+    serve_argv,
+    shell_text,
+    with_node_flags,
+)
+from servewise.recipes.model import MULTINODE_MODES, Recipe
+from servewise.recipes.pd import render_pd
 
 FORMATS = ("vllm", "docker", "sglang", "k8s")
 """The formats :func:`render` writes."""
-
-DEFAULT_PORT = {"vllm": 8000, "sglang": 30000}
-HEAD = "$HEAD_IP"
-"""How commands name the first node's address (set HEAD_IP on every node)."""
-SGLANG_DIST_PORT = 20000
-RAY_PORT = 6379
-CONTAINER_MODEL_DIR = "/model"
-HF_CACHE = "$HOME/.cache/huggingface"
-
-
-@dataclass(frozen=True)
-class Launch:
-    """What to start: an engine, the model (Hugging Face id or path), flags and environment."""
-
-    engine: str
-    model: str
-    argv: tuple[str, ...]
-    env: tuple[tuple[str, str], ...] = ()
-    image: str | None = None
-    nodes: int = 1
-    gpus: int | None = None
-    """GPUs per node (Kubernetes asks for this many; None: ask for none)."""
-    name: str = "servewise"
-    version: str | None = None
-    """The engine version the flags are spelled for (None: the current spelling)."""
-    multinode: str | None = None
-    """How several nodes join (``mp``, ``dp``, ``ray``; None: ``mp``)."""
-    pools: tuple[Pool, ...] = ()
-    """Prefill/decode pools (each rendered on its own nodes), with the router's command."""
-    router: tuple[str, ...] = ()
-
-    def flag(self, setting: str) -> str:
-        """How this engine (at this version) spells a setting of the shared flag table."""
-        return flag_for(self.engine, setting, self.version)
-
-    @classmethod
-    def from_settings(
-        cls, engine: str, settings: EngineSettings, *, version: str | None = None,
-        env: Mapping[str, str] | None = None, image: str | None = None, nodes: int = 1,
-        gpus: int | None = None, name: str = "servewise",
-    ) -> Launch:
-        """The launch of shared-vocabulary settings (``settings.model`` is the model)."""
-        if not settings.model:
-            raise UsageError("the settings name no model", hint="set EngineSettings.model")
-        argv = to_argv(engine, settings.replace(model=None), version)
-        return cls(engine=engine, model=settings.model, argv=tuple(argv),
-                   env=tuple((env or {}).items()), image=image, nodes=nodes, gpus=gpus,
-                   name=name, version=version)
-
-    @classmethod
-    def from_recipe(cls, recipe: Recipe) -> Launch:
-        """The launch a recipe describes."""
-        slug = recipe.match.model.rsplit("/", 1)[-1].lower().replace(".", "-").replace("_", "-")
-        return cls(engine=recipe.engine, model=recipe.checkpoint, argv=recipe.argv,
-                   env=recipe.env, image=recipe.image, nodes=recipe.match.nodes,
-                   gpus=recipe.match.gpus, name=f"{slug}-{recipe.engine}",
-                   version=recipe.min_version, multinode=recipe.multinode, pools=recipe.pools,
-                   router=recipe.router)
-
-
-@dataclass(frozen=True)
-class Command:
-    """One command to run: where (``node 0``, ``head``, ``worker 1``…), its argv and env."""
-
-    role: str
-    argv: list[str]
-    env: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def shell(self) -> str:
-        """The command as shell text, one flag per line."""
-        return shell_text(self.argv, self.env)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields."""
-        return {"role": self.role, "argv": self.argv, "env": self.env, "shell": self.shell}
-
-
-@dataclass(frozen=True)
-class Rendered:
-    """A rendered launch: the first command's argv, all of it as shell text, each command."""
-
-    format: str
-    argv: list[str]
-    shell: str
-    commands: list[Command]
-    manifest: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields."""
-        data: dict[str, Any] = {"format": self.format, "argv": self.argv, "shell": self.shell,
-                                "commands": [command.to_dict() for command in self.commands]}
-        if self.manifest is not None:
-            data["manifest"] = self.manifest
-        return data
-
-
-def shell_text(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str:
-    """``argv`` as shell text: the program words on the first line, then one flag per line.
-
-    ``$VARIABLE`` words (``$HEAD_IP``) are left for the shell to expand; everything else is
-    quoted. ``shlex.split`` of the result (without the ``NAME=value`` prefix) gives ``argv``.
-    """
-    lines: list[list[str]] = [[f"{name}={_quote(value)}" for name, value in (env or {}).items()]]
-    for index, raw in enumerate(argv):
-        current = lines[-1]
-        first_line = len(lines) == 1
-        flag_line = bool(current) and current[0].startswith("-")
-        after_python = index > 0 and argv[index - 1] in ("python", "python3")
-        starts = (raw.startswith("-") and not (raw == "-m" and after_python)) or (
-            flag_line and len(current) >= 2)
-        if starts and (not first_line or any(not w.partition("=")[1] or w.startswith("-")
-                                             for w in current)):
-            lines.append([])
-        lines[-1].append(_quote(raw))
-    return " \\\n  ".join(" ".join(line) for line in lines if line)
-
-
-_VARIABLE = re.compile(r"^\$[A-Za-z_][A-Za-z0-9_]*(?::\d+)?$")
-_EXPANDABLE = re.compile(
-    r"^[A-Za-z0-9_./:@%+,=-]*\$[A-Za-z_][A-Za-z0-9_]*[A-Za-z0-9_./:@%+,=-]*$")
-
-
-def _quote(word: str) -> str:
-    """Shell quoting that leaves one ``$NAME`` in a word (``$HOME/x``, ``--a=$IP:1``) to the
-    shell to expand."""
-    if _VARIABLE.match(word):
-        return word
-    if _EXPANDABLE.match(word):
-        return f'"{word}"'
-    return shlex.quote(word)
-
 
 def _port(launch: Launch, port: int | None) -> tuple[list[str], int]:
     flags = list(launch.argv)
@@ -176,54 +57,10 @@ def _port(launch: Launch, port: int | None) -> tuple[list[str], int]:
     return flags, DEFAULT_PORT[launch.engine]
 
 
-def serve_argv(launch: Launch, model: str, flags: Sequence[str]) -> list[str]:
-    """The engine's server command: ``vllm serve MODEL …`` or SGLang's ``launch_server``."""
-    if launch.engine == "vllm":
-        return ["vllm", "serve", model, *flags]
-    return ["python3", "-m", "sglang.launch_server", launch.flag("model"), model, *flags]
-
-
-def node_flags(launch: Launch, rank: int | str, nodes: int | str, multinode: str,
-               head: str) -> list[str]:
-    """The flags that make node ``rank`` of ``nodes`` join the first node at ``head``.
-
-    ``dp`` (vLLM data parallel across nodes): every node runs its own engines, the first
-    node's address is already in the flags (``--data-parallel-address``); node ``rank``
-    starts at data-parallel rank ``rank x --data-parallel-size-local``."""
-    if launch.engine == "vllm" and multinode == "dp":
-        if rank in (0, "0"):
-            return []
-        local = argv_tools.last_value(launch.argv, "--data-parallel-size-local") or "1"
-        start = str(int(rank) * int(local)) if isinstance(rank, int) or rank.isdigit() \
-            else f"$(({rank.lstrip('$')} * {int(local)}))"
-        return ["--data-parallel-start-rank", start]
-    if launch.engine == "vllm" and multinode == "ray":
-        return [launch.flag("distributed_executor_backend"), "ray"] if rank in (0, "0") else []
-    address = f"{head}:{SGLANG_DIST_PORT}" if launch.engine == "sglang" else head
-    flags = [launch.flag("nnodes"), str(nodes), launch.flag("node_rank"), str(rank),
-             launch.flag("dist_init_addr"), address]
-    if launch.engine == "vllm" and rank not in (0, "0"):
-        flags.append(launch.flag("headless"))
-    return flags
-
-
 def _node_flags(launch: Launch, rank: int, multinode: str, head: str) -> list[str]:
     if launch.nodes == 1:
         return []
     return node_flags(launch, rank, launch.nodes, multinode, head)
-
-
-def with_node_flags(flags: Sequence[str], node: Sequence[str]) -> list[str]:
-    """``flags`` with a node's own flags set (replacing a value the flags already have)."""
-    out = list(flags)
-    for name, value, _ in argv_tools.flags(node):
-        out = argv_tools.with_flag(out, name, value)
-    return out
-
-
-def at_head(words: Sequence[str], head: str) -> list[str]:
-    """``words`` with the first node's address (``$HEAD_IP`` in recipes) set to ``head``."""
-    return [word.replace(HEAD, head) if HEAD in word else word for word in words]
 
 
 def render(
@@ -268,13 +105,9 @@ def render(
     if host is not None:
         flags = argv_tools.with_flag(flags, launch.flag("host"), host)
     if launch.pools:
-        from servewise.recipes.pd import render_pd
-
-        return render_pd(launch, format, image=launch.image, model_dir=model_dir,
+        return render_pd(launch, format, render, image=launch.image, model_dir=model_dir,
                          hf_cache=hf_cache, head=head, namespace=namespace)
     if format == "k8s":
-        from servewise.recipes.k8s import render_lws
-
         return render_lws(launch, flags, the_port, model_dir=model_dir, multinode=multinode,
                           namespace=namespace)
     if format == "docker":
@@ -385,3 +218,10 @@ def _script(commands: list[Command]) -> str:
     if len(commands) == 1:
         return commands[0].shell + "\n"
     return "\n\n".join(f"# {command.role}\n{command.shell}" for command in commands) + "\n"
+
+
+__all__ = [  # the shared pieces live in launches.py; they are named here too, as before
+    "CONTAINER_MODEL_DIR", "DEFAULT_PORT", "FORMATS", "HEAD", "HF_CACHE", "RAY_PORT",
+    "SGLANG_DIST_PORT", "Command", "Launch", "Rendered", "at_head", "launch_from_argv",
+    "node_flags", "render", "serve_argv", "shell_text", "with_node_flags",
+]
