@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from servewise.cli.options import JsonOption
 from servewise.errors import ServewiseError
 
 if TYPE_CHECKING:
@@ -119,5 +118,5 @@ def say(label: str, style: str, text: str) -> None:
 
 
 __all__ = [
-    "JsonOption", "app", "emit_json", "err", "fail", "open_store", "out", "render_error", "say",
+    "app", "emit_json", "err", "fail", "open_store", "out", "render_error", "say",
 ]

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from servewise.cli._common import JsonOption, app, emit_json, err, fail, out, say
+from servewise.cli._common import app, emit_json, err, fail, out, say
+from servewise.cli.options import JsonOption
 from servewise.errors import ServewiseError, StoreError, UsageError
 
 if TYPE_CHECKING:

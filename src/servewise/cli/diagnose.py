@@ -15,8 +15,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from servewise.cli._common import JsonOption, app, emit_json, fail, out, say
-from servewise.cli.options import OptionalGpuOption, gpu_spec
+from servewise.cli._common import app, emit_json, fail, out, say
+from servewise.cli.options import JsonOption, OptionalGpuOption, gpu_spec
 from servewise.errors import ServewiseError, UsageError
 
 LOG_COMMAND = "log"

@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from servewise.cli._common import JsonOption, app, emit_json, fail, out
+from servewise.cli._common import app, emit_json, fail, out
+from servewise.cli.options import JsonOption
 from servewise.errors import ServewiseError
 
 
