@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from packaging.version import Version
 
 from servewise.errors import UsageError
-from servewise.versions import CHANNELS, FORMS, read_version
+from servewise.knowledge.version_reading import CHANNELS, FORMS, read_version
 
 # (input, expected fields) — written from PEP 440, setuptools-scm's documented scheme
 # (https://setuptools-scm.readthedocs.io/en/latest/usage/#default-versioning-scheme) and the

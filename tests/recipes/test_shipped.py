@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 from types import ModuleType
 
-from servewise.recipes import argv as argv_tools
+from servewise.knowledge import argv as argv_tools
 from servewise.recipes import check_rules, load_recipes, model_rules_for, pitfalls_for
 from support.paths import ROOT
 

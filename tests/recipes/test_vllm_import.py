@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from servewise.knowledge import argv as argv_tools
 from servewise.recipes import RecipeDataError, load_recipes
-from servewise.recipes import argv as argv_tools
 from servewise.recipes.vllm_import import import_vllm_recipes
 
 FLASH = "models/deepseek-ai/DeepSeek-V4-Flash.yaml"

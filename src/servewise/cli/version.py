@@ -21,7 +21,7 @@ def version(
     as_json: JsonOption = False,
 ) -> None:
     """Read an engine version string or image tag: release, pre/dev, commit, build date."""
-    from servewise.versions import read_version
+    from servewise.knowledge.version_reading import read_version
 
     try:
         reading = read_version(text)

@@ -12,7 +12,8 @@ from typing import Any
 from servewise.errors import UsageError
 from servewise.inspect.report import BuildReport
 from servewise.knowledge.engines import EngineTable, load_engine_table
-from servewise.versions import EngineVersion, VersionReading, read_version
+from servewise.knowledge.version_reading import VersionReading, read_version
+from servewise.versions import EngineVersion
 
 
 @dataclass(frozen=True)

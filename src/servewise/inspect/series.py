@@ -145,7 +145,7 @@ def series_for(refs: list[str], *, match: str | None, options: SourceOptions,
 
 def ref_version(ref: str) -> EngineVersion | None:
     """The version a REF names by itself (``pypi:vllm==0.33.0``, a wheel, ``repo:v0.33.0``)."""
-    from servewise.versions import read_version
+    from servewise.knowledge.version_reading import read_version
 
     try:
         return read_version(ref.removeprefix("pypi:")).engine_version

@@ -24,12 +24,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from servewise.errors import ServewiseError, SourceError
-
-if TYPE_CHECKING:
-    from servewise.versions import EngineVersion
+from servewise.versions import EngineVersion
 
 ENV_VAR = "SERVEWISE_DATA_DIR"
 """Environment variable naming the user data folder."""
@@ -354,9 +352,6 @@ class EntryReader:
         """An engine version (``0.26.1rc1``), or None when the entry does not set ``field``."""
         if not self.has(field):
             return None
-        # servewise.versions reads the engine table, which this module loads: import late.
-        from servewise.versions import EngineVersion
-
         text = self.string(field)
         try:
             return EngineVersion.parse(text)

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from servewise.knowledge._load import (
     EntryReader,
@@ -32,7 +33,8 @@ ENGINES_FILE = "engines.toml"
 TAGS_FILE = "image_tags.toml"
 
 ENGINE_FIELDS = frozenset(
-    {"id", "name", "packages", "images", "repository", "version_scheme", "notes", "source"}
+    {"id", "name", "packages", "images", "repository", "version_scheme", "serves", "port",
+     "entry_points", "notes", "source"}
 )
 """Fields an ``[[engine]]`` entry may set."""
 
@@ -78,6 +80,12 @@ class Engine:
     version_scheme: str
     notes: str
     sources: tuple[str, ...]
+    serves: bool = False
+    """Whether servewise plans, checks and launches this engine (vLLM, SGLang)."""
+    port: int | None = None
+    """Where its OpenAI-compatible server listens unless told otherwise."""
+    entry_points: tuple[str, ...] = ()
+    """``PROGRAM SUBCOMMAND`` (``vllm serve``) or a module run with ``-m``."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +160,9 @@ def engine_from_entry(entry: RawEntry) -> Engine:
         version_scheme=scheme,
         notes=reader.optional_string("notes"),
         sources=reader.sources(),
+        serves=reader.boolean("serves", default=False),
+        port=reader.positive_int("port") if reader.has("port") else None,
+        entry_points=reader.strings("entry_points", required=False),
     )
 
 
@@ -210,3 +221,56 @@ def load_engine_table(user_dir: Path | None = None) -> EngineTable:
         return _shipped()
     return _build(merge_by_id(shipped_entries(ENGINES_FILE, "engine"), extra_engines),
                   merge_by_id(shipped_entries(TAGS_FILE, "tag"), extra_tags))
+
+
+def serving_engines() -> tuple[str, ...]:
+    """The engines servewise plans, checks and launches (``serves = true``), in table order."""
+    return tuple(engine.id for engine in _shipped().engines if engine.serves)
+
+
+def display_name(engine: str) -> str:
+    """How people write an engine's name (``vLLM``, ``SGLang``); the id when unknown."""
+    found = _shipped().get(engine)
+    return found.name if found is not None else engine
+
+
+def default_port(engine: str) -> int:
+    """Where ``engine``'s server listens unless told otherwise (vLLM 8000, SGLang 30000)."""
+    found = _shipped().get(engine)
+    if found is None or found.port is None:
+        raise KeyError(engine)
+    return found.port
+
+
+def _entry(argv: Sequence[str], index: int, engine: Engine) -> int | None:
+    """How many words the engine's entry point takes at ``argv[index]``, or None."""
+    token = argv[index]
+    for entry in engine.entry_points:
+        program, _, sub = entry.partition(" ")
+        if sub and PurePath(token).name == program and argv[index + 1:index + 2] == [sub]:
+            return 2
+        if not sub and token == entry:
+            return 1
+    return None
+
+
+def engine_of(argv: Sequence[str]) -> str | None:
+    """The serving engine ``argv`` starts (``vllm serve …``, ``python -m
+    sglang.launch_server …``), or None for another program."""
+    engines = [engine for engine in _shipped().engines if engine.serves]
+    for index in range(len(argv)):
+        for engine in engines:
+            if _entry(argv, index, engine) is not None:
+                return engine.id
+    return None
+
+
+def engine_args(argv: Sequence[str], engine: str | None) -> list[str]:
+    """The arguments after the engine's entry point (all but the program when unknown)."""
+    found = _shipped().get(engine) if engine else None
+    if found is not None:
+        for index in range(len(argv)):
+            words = _entry(argv, index, found)
+            if words is not None:
+                return list(argv[index + words:])
+    return list(argv[1:])

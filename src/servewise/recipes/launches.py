@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servewise.errors import UsageError
+from servewise.knowledge import argv as argv_tools
 from servewise.knowledge.flags import EngineSettings, flag_for, to_argv
-from servewise.recipes import argv as argv_tools
 from servewise.recipes.model import Pool, Recipe
 
 DEFAULT_PORT = {"vllm": 8000, "sglang": 30000}

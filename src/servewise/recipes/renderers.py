@@ -22,7 +22,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from servewise.errors import UsageError
-from servewise.recipes import argv as argv_tools
+from servewise.knowledge import argv as argv_tools
 from servewise.recipes.k8s import render_lws
 from servewise.recipes.launches import (
     CONTAINER_MODEL_DIR,

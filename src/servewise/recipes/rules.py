@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from servewise.errors import ServewiseError
+from servewise.knowledge import argv as argv_tools
 from servewise.knowledge._load import (
     EntryReader,
     RawEntry,
@@ -32,7 +33,6 @@ from servewise.knowledge._load import (
     load_table,
     shipped_entries,
 )
-from servewise.recipes import argv as argv_tools
 from servewise.recipes.model import ENGINES
 from servewise.versions import EngineVersion
 

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from servewise.recipes import argv as argv_tools
+from servewise.knowledge import argv as argv_tools
 
 HEAD = "$HEAD_IP"
 """How commands name the first node (the renderers give it its value per format)."""

@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from servewise.inspect.diff import ArchChange, BuildDiff, BuildEngine
-from servewise.versions import VersionReading
+from servewise.knowledge.version_reading import VersionReading
 
 if TYPE_CHECKING:
     from servewise.inspect.bisect import Candidate
