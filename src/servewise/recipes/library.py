@@ -33,6 +33,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from servewise.errors import SourceError
+from servewise.formats.yaml_limits import MAX_CHARS, YamlLimitError
 from servewise.knowledge._load import user_data_dir
 from servewise.knowledge.gpus import GpuCatalog, load_gpu_catalog
 from servewise.recipes.book import RecipeBook
@@ -44,6 +46,7 @@ from servewise.recipes.load import (
 )
 from servewise.recipes.model import BenchmarkRun, Match, Pool, Provenance, Recipe
 from servewise.recipes.validate import Checker, Problem, RecipeDataError
+from servewise.sources.bounded import read_regular
 
 SHIPPED_FOLDER = ("data", "recipes")
 """Where the shipped recipe files are, under ``servewise.knowledge``."""
@@ -160,17 +163,34 @@ def _cached(name: str, fingerprint: str, build: Callable[[], RecipeIndex]) -> Re
     from servewise.store import default_path
 
     cache = default_path().parent / f"{name}-{fingerprint}.pickle"
+    failed = cache.with_suffix(".problems")
     with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, AttributeError,
                              TypeError, ValueError):
         return RecipeIndex.loads(cache.read_bytes())
-    index = build()
-    with contextlib.suppress(OSError):
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(prefix=f".{name}-", dir=cache.parent)
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(index.dumps())
-        os.replace(temp, cache)
+    # A folder with a bad file fails the same way until it changes: that is cached too, so
+    # thousands of good files beside it are not parsed again by every command.
+    with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, AttributeError,
+                             TypeError, ValueError, IndexError):
+        problems = pickle.loads(failed.read_bytes())
+        if isinstance(problems, list) and all(isinstance(p, Problem) for p in problems):
+            raise RecipeDataError(problems)
+    try:
+        index = build()
+    except RecipeDataError as error:
+        _write_cache(failed, name, pickle.dumps(list(error.problems)))
+        raise
+    _write_cache(cache, name, index.dumps())
     return index
+
+
+def _write_cache(path: Path, name: str, data: bytes) -> None:
+    """``data`` written to ``path`` atomically; nothing when the cache cannot be written."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(prefix=f".{name}-", dir=path.parent)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temp, path)
 
 
 def _documents(name: str, data: bytes) -> list[tuple[str, Any]]:
@@ -179,7 +199,7 @@ def _documents(name: str, data: bytes) -> list[tuple[str, Any]]:
         files = json.loads(gzip.decompress(data))["files"]
         return [(f"{name}:{inner}", document) for inner, document in files.items()]
     text = data.decode("utf-8")
-    return [(name, json.loads(text) if name.endswith(".json") else load_yaml(text))]
+    return [(name, json.loads(text) if name.endswith(".json") else load_yaml(text, name))]
 
 
 def _parse_all(files: Iterable[tuple[str, bytes]], catalog: GpuCatalog, *,
@@ -189,6 +209,12 @@ def _parse_all(files: Iterable[tuple[str, bytes]], catalog: GpuCatalog, *,
     for name, data in files:
         try:
             documents = _documents(name, data)
+        except YamlLimitError as exc:
+            check = Checker(name)
+            check.problem("(file)", f"refused: {exc.message}", expected=exc.expected,
+                          found=exc.found)
+            problems.extend(check.problems)
+            continue
         except (ValueError, UnicodeDecodeError, OSError, KeyError, TypeError) as exc:
             check = Checker(name)
             check.problem("(file)", f"cannot read: {exc}")
@@ -244,7 +270,12 @@ def read_recipe_files(paths: Iterable[Path], catalog: GpuCatalog, *, user: bool)
     problems: list[Problem] = []
     for path in paths:
         try:
-            files.append((str(path), path.read_bytes()))
+            files.append((str(path), read_regular(path, limit=MAX_CHARS, what="recipe file")))
+        except SourceError as exc:
+            check = Checker(str(path))
+            check.problem("(file)", f"refused: {exc.message}", expected=exc.fields.get(
+                "expected"), found=exc.fields.get("found"))
+            problems.extend(check.problems)
         except OSError as exc:
             check = Checker(str(path))
             check.problem("(file)", f"cannot read: {exc}")

@@ -35,6 +35,7 @@ from typing import Any, cast
 import yaml
 
 from servewise.errors import ServewiseError
+from servewise.formats.yaml_limits import YamlLimitError, load_yaml_limited
 from servewise.knowledge.flags import FlagTable, from_argv, load_flag_table
 from servewise.knowledge.gpus import GpuCatalog
 from servewise.recipes.model import (
@@ -54,12 +55,10 @@ from servewise.recipes.validate import Checker, short
 SCHEMA = 1
 """The recipe file format's version."""
 
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def load_yaml(text: str) -> Any:
-    """``text`` parsed with libyaml's safe loader when PyYAML has it (about 8 times faster)."""
-    return yaml.load(text, Loader=_LOADER)
+def load_yaml(text: str, source: str | None = None) -> Any:
+    """``text`` parsed with libyaml's safe loader when PyYAML has it (about 8 times faster),
+    within :mod:`~servewise.formats.yaml_limits`' limits (an alias bomb is refused)."""
+    return load_yaml_limited(text, source=source)
 
 USER_FOLDER = "recipes"
 """The recipe folder's name inside the user data folder."""
@@ -93,7 +92,12 @@ def parse_recipe_file(
     """The recipes of one YAML file; every problem at once as :class:`RecipeDataError`."""
     check = Checker(file)
     try:
-        document = load_yaml(text)
+        document = load_yaml(text, file)
+    except YamlLimitError as exc:
+        check.problem("(file)", f"refused: {exc.message}", expected=exc.expected,
+                      found=exc.found)
+        check.raise_if_any()
+        raise AssertionError("unreachable") from exc
     except yaml.YAMLError as exc:
         check.problem("(file)", f"not valid YAML: {exc}")
         check.raise_if_any()
