@@ -40,8 +40,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from servewise.errors import FormatError, ServewiseError
+from servewise.errors import FormatError, ServewiseError, SourceError
 from servewise.formats.jsliteral import JsModule, UnknownShape, read_module
+from servewise.formats.yaml_limits import MAX_CHARS
 from servewise.knowledge.flags import from_argv, load_flag_table
 from servewise.knowledge.gpus import Gpu, GpuCatalog, load_gpu_catalog
 from servewise.recipes.load import argv_problem, parse_recipe_document
@@ -57,7 +58,8 @@ from servewise.recipes.sglang_bench import (
     output_only,
 )
 from servewise.recipes.validate import Checker, Problem, RecipeDataError, short
-from servewise.recipes.vllm_import import ImportReport, Skipped, finish_import
+from servewise.recipes.vllm_import import ImportReport, Skipped, finish_import, outside_clone
+from servewise.sources.bounded import read_regular
 from servewise.versions import EngineVersion
 
 REPO_URL = "https://github.com/sgl-project/sglang"
@@ -161,7 +163,11 @@ def _url(commits: Mapping[str, str], path: str) -> str:
 
 def _read(file: Path, check: Checker) -> JsModule | None:
     try:
-        data = file.read_bytes()
+        data = read_regular(file, limit=MAX_CHARS, what="cookbook module")
+    except SourceError as exc:
+        check.problem("(file)", f"refused: {exc.message}", expected=exc.fields.get("expected"),
+                      found=exc.fields.get("found"))
+        return None
     except OSError as exc:
         check.problem("(file)", f"cannot read: {exc}")
         return None
@@ -552,6 +558,7 @@ def convert_sglang_cookbook(
     resolved = path.expanduser().resolve()
     base = resolved if resolved.is_relative_to(clone.configs) else clone.configs
     files = [resolved] if resolved.is_file() else sorted(base.rglob("*.jsx"))
+    files = outside_clone(files, clone.root, report, strict)
     texts: dict[str, str] = {}
     configs = [f for f in files if not f.name.endswith("-benchmarks.jsx")]
     for file in configs:

@@ -40,6 +40,8 @@ from typing import Any, TypeVar
 
 import yaml
 
+from servewise.errors import SourceError
+from servewise.formats.yaml_limits import MAX_CHARS, YamlLimitError
 from servewise.knowledge.flags import load_flag_table
 from servewise.knowledge.gpus import Gpu, GpuCatalog, load_gpu_catalog
 from servewise.recipes import vllm_synth as synth
@@ -48,6 +50,7 @@ from servewise.recipes.load import argv_problem, load_yaml
 from servewise.recipes.model import image_parts
 from servewise.recipes.validate import Checker, Problem, RecipeDataError
 from servewise.recipes.vllm_schema import check_model, check_strategy, check_taxonomy
+from servewise.sources.bounded import escapes, read_regular_text
 
 REPO_URL = "https://github.com/vllm-project/recipes"
 Report = TypeVar("Report", bound="ImportReport")
@@ -128,14 +131,41 @@ def find_root(path: Path) -> Path:
     raise RecipeDataError(check.problems, hint="give the clone's folder, or a file inside one")
 
 
+def outside_clone(files: list[Path], root: Path, report: ImportReport,
+                  strict: bool) -> list[Path]:
+    """``files`` without those that resolve outside the clone ``root`` (symbolic links):
+    those are not read, and are reported as skipped, or with ``strict`` refused."""
+    kept = []
+    for file in files:
+        if not escapes(file, root):
+            kept.append(file)
+            continue
+        name, target = os.path.relpath(file, root), os.path.realpath(file)
+        why = f"a symbolic link leading outside the clone (to {target}): not read"
+        if strict:
+            report.problems.append(Problem(str(file), "(file)", why, found=target))
+            report.outcomes[name] = "refused"
+        else:
+            report.skipped.append(Skipped(name, "file", why))
+    return kept
+
+
 def _load_yaml(path: Path, check: Checker) -> Any:
     try:
-        text = path.read_text("utf-8")
+        text = read_regular_text(path, limit=MAX_CHARS, what="recipe file")
+    except SourceError as exc:
+        check.problem("(file)", f"refused: {exc.message}", expected=exc.fields.get("expected"),
+                      found=exc.fields.get("found"))
+        return None
     except (OSError, UnicodeDecodeError) as exc:
         check.problem("(file)", f"cannot read: {exc}")
         return None
     try:
-        document = load_yaml(text)
+        document = load_yaml(text, str(path))
+    except YamlLimitError as exc:
+        check.problem("(file)", f"refused: {exc.message}", expected=exc.expected,
+                      found=exc.found)
+        return None
     except yaml.YAMLError as exc:
         check.problem("(file)", f"not valid YAML: {exc}")
         return None
@@ -428,6 +458,11 @@ def _read_shared(root: Path, report: ImportReport) -> tuple[Mapping[str, Any],
     for folder in ("strategies", "kv_store"):
         for file in sorted((root / folder).glob("*.yaml")):
             check = Checker(str(file))
+            if escapes(file, root):
+                check.problem("(file)", "a symbolic link leading outside the clone",
+                              expected="a file inside the clone", found=os.path.realpath(file))
+                problems += check.problems
+                continue
             strategy = check_strategy(_load_yaml(file, check), file.stem, check)
             problems += check.problems
             report.files_read.append(str(file))
@@ -479,7 +514,7 @@ def convert_vllm_recipes(
     report = ImportReport(source=str(path))
     taxonomy, strategies = _read_shared(root, report)
     texts: dict[str, str] = {}
-    for file in _model_files(path, root):
+    for file in outside_clone(_model_files(path, root), root, report, strict):
         relative = file.relative_to(root).as_posix()
         check = Checker(str(file))
         model = check_model(_load_yaml(file, check), relative, taxonomy, strategies, check)
