@@ -68,12 +68,66 @@ class HfConfig:
         return ""
 
 
+#: The numbers of a config that size memory and lists, with the range a real model has
+#: (0 is "not given"): a config beyond them is refused before anything is sized by them.
+NUMBER_RANGES: dict[str, tuple[int, int]] = {
+    **dict.fromkeys(("num_hidden_layers", "n_layer", "num_layers", "mtp_num_hidden_layers",
+                     "num_nextn_predict_layers", "first_k_dense_replace"), (0, 10_000)),
+    **dict.fromkeys(("hidden_size", "d_model", "n_embd", "intermediate_size",
+                     "ffn_hidden_size", "moe_intermediate_size", "head_dim", "kv_lora_rank",
+                     "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+                     "index_head_dim"), (0, 2**20)),
+    **dict.fromkeys(("num_attention_heads", "n_head", "num_key_value_heads",
+                     "n_routed_experts", "num_experts", "num_local_experts",
+                     "num_experts_per_tok", "n_shared_experts"), (0, 2**16)),
+    **dict.fromkeys(("vocab_size", "padded_vocab_size"), (0, 2**26)),
+    **dict.fromkeys(("max_position_embeddings", "seq_length", "max_seq_len",
+                     "sliding_window"), (0, 2**40)),
+}
+#: How deeply a config's JSON may nest (real ones: under 10).
+MAX_DEPTH = 64
+
+
+def check_numbers(fields: Mapping[str, Any], source: str | None) -> None:
+    """Raise :class:`FormatError` for a sizing number outside :data:`NUMBER_RANGES`."""
+    for key, (low, high) in NUMBER_RANGES.items():
+        value = fields.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and not low <= value <= high:
+            raise FormatError("config.json", offset=0, expected=f"{key} from {low} to {high}",
+                              found=f"{key} = {value}", source=source,
+                              hint="this is not a real model's config; fix the number or "
+                              "point at the model's own config.json")
+
+
+def _depth(value: Any, limit: int) -> int:
+    """How deeply ``value`` nests, counting no further than ``limit + 1`` (no recursion)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return depth
+        deepest = max(deepest, depth)
+        children = item.values() if isinstance(item, dict) else item if isinstance(
+            item, list) else ()
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, (dict, list)))
+    return deepest
+
+
 def _json_object(data: bytes, what: str, source: str | None) -> dict[str, Any]:
     try:
         document = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise FormatError(what, offset=getattr(exc, "pos", 0) or 0, expected="UTF-8 JSON",
                           found=f"{type(exc).__name__}: {exc}", source=source) from None
+    except RecursionError:
+        raise FormatError(what, offset=0, expected=f"JSON nested at most {MAX_DEPTH} deep",
+                          found="deeper nesting than Python's JSON reader allows",
+                          source=source) from None
+    if _depth(document, MAX_DEPTH) > MAX_DEPTH:
+        raise FormatError(what, offset=0, expected=f"JSON nested at most {MAX_DEPTH} deep",
+                          found=f"more than {MAX_DEPTH} levels", source=source)
     if not isinstance(document, dict):
         raise FormatError(what, offset=0, expected="a JSON object",
                           found=type(document).__name__, source=source)
@@ -89,6 +143,7 @@ def config_from_mapping(document: Mapping[str, Any], source: str | None = None) 
             merged = {k: document[k] for k in _INHERITED if k in document and k not in inner}
             text = {**merged, **inner}
             break
+    check_numbers(text, source)
     if not (text.get("model_type") or document.get("model_type") or document.get("architectures")):
         raise FormatError(
             "config.json",

@@ -12,10 +12,11 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from servewise.errors import SourceError
 
-__all__ = ["DEFAULT_LIMIT", "escapes", "read_regular", "read_regular_text"]
+__all__ = ["DEFAULT_LIMIT", "escapes", "open_regular", "read_regular", "read_regular_text"]
 
 DEFAULT_LIMIT = 16 * 2**20
 """The most a text file servewise reads (a recipe, a config) may hold, by default."""
@@ -32,6 +33,32 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def _not_regular(path: Path, mode: int, what: str) -> SourceError:
+    found = _kind(mode)
+    return SourceError(
+        f"{path} is {found}, not a regular file: servewise does not read the {what} from it",
+        path=str(path), expected="a regular file", found=found,
+        hint=f"point at a regular {what} (a symbolic link to /dev/zero, a FIFO or a device "
+        "is refused)")
+
+
+def _open_fd(path: Path, what: str) -> tuple[int, os.stat_result]:
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise _not_regular(path, info.st_mode, what)
+    return fd, info
+
+
+def open_regular(path: Path, *, what: str = "file") -> BinaryIO:
+    """``path`` opened for reading in binary, when it is a regular file (else
+    :class:`SourceError`; a FIFO is refused at once, never waited on)."""
+    fd, _ = _open_fd(path, what)
+    return os.fdopen(fd, "rb")
+
+
 def read_regular(path: Path, *, limit: int = DEFAULT_LIMIT, what: str = "file") -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them.
 
@@ -39,17 +66,8 @@ def read_regular(path: Path, *, limit: int = DEFAULT_LIMIT, what: str = "file") 
     is not a regular file, or holds more than ``limit`` bytes; ``FileNotFoundError`` and
     other ``OSError`` pass through for the caller to word.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
+    fd, info = _open_fd(path, what)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            found = _kind(info.st_mode)
-            raise SourceError(
-                f"{path} is {found}, not a regular file: servewise does not read the {what} "
-                "from it", path=str(path), expected="a regular file", found=found,
-                hint=f"point at a regular {what} (a symbolic link to /dev/zero, a FIFO or a "
-                "device is refused)")
         if info.st_size > limit:
             raise _too_big(path, info.st_size, limit, what)
         parts: list[bytes] = []

@@ -32,6 +32,7 @@ from servewise.formats.safetensors import (
     parse_index,
 )
 from servewise.sources.deadline import Deadline, current_deadline, host_of
+from servewise.sources.model_folder import MAX_CONFIG_BYTES
 
 if TYPE_CHECKING:
     from servewise.store import Store
@@ -162,6 +163,11 @@ class HubReader:
         if "config.json" not in sizes:
             raise SourceError(f"{repo} has no config.json",
                               hint="is this a model repository?", repo=repo)
+        if (sizes.get("config.json") or 0) > MAX_CONFIG_BYTES:
+            raise SourceError(f"{repo}/config.json is {sizes['config.json']} bytes, more than "
+                              "a config.json can be", expected=f"at most {MAX_CONFIG_BYTES} "
+                              "bytes", found=f"{sizes['config.json']} bytes", hint="check the "
+                              "repository id: this is not a model's config")
         config_bytes, _ = self._get(repo, "config.json", sha)
         config = parse_config(config_bytes, source=f"{repo}/config.json")
         quant = None

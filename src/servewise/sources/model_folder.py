@@ -8,6 +8,7 @@ else from the folder's ``*.safetensors`` files.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from servewise.errors import SourceError
@@ -22,6 +23,7 @@ from servewise.formats.safetensors import (
     parse_header,
     parse_index,
 )
+from servewise.sources.bounded import open_regular, read_regular
 
 #: ``config.json`` larger than this is refused (real ones are under 100 kB; Qwen3.6's
 #: quantization block makes it 58 kB).
@@ -32,11 +34,7 @@ def read_config(folder: Path) -> HfConfig:
     """The folder's ``config.json``, parsed."""
     path = folder / "config.json"
     try:
-        size = path.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            raise SourceError(f"{path} is {size} bytes, more than a config.json can be",
-                              hint="point at the model folder", path=str(path))
-        data = path.read_bytes()
+        data = read_regular(path, limit=MAX_CONFIG_BYTES, what="config.json")
     except FileNotFoundError:
         from servewise.sources.hub import BUNDLED_CARD
 
@@ -51,11 +49,19 @@ def read_config(folder: Path) -> HfConfig:
     return parse_config(data, source=str(path))
 
 
+def _read_small(path: Path) -> bytes:
+    """A small JSON file of the folder (an index, a quantization config), bounded."""
+    try:
+        return read_regular(path, limit=MAX_CONFIG_BYTES, what=path.name)
+    except OSError as exc:
+        raise SourceError(f"cannot read {path}: {exc}", path=str(path)) from None
+
+
 def read_header(path: Path, *, limit: int = MAX_HEADER_BYTES) -> SafetensorsHeader:
     """One file's header, checked against its size on disk."""
     try:
-        with path.open("rb") as handle:
-            size = path.stat().st_size
+        with open_regular(path, what="safetensors file") as handle:
+            size = os.fstat(handle.fileno()).st_size
             length = header_length(handle.read(PREFIX_BYTES), limit=limit, source=str(path),
                                    file_size=size)
             return parse_header(handle.read(length), file_size=size, source=str(path))
@@ -67,7 +73,7 @@ def shard_files(folder: Path) -> list[Path]:
     """The checkpoint's safetensors files: from the index, else every ``*.safetensors``."""
     index_path = folder / INDEX_FILE
     if index_path.is_file():
-        index = parse_index(index_path.read_bytes(), source=str(index_path))
+        index = parse_index(_read_small(index_path), source=str(index_path))
         paths = [folder / name for name in index.files]
         missing = [p.name for p in paths if not p.is_file()]
         if missing:
@@ -95,7 +101,7 @@ def read_folder(folder: Path, *, limit: int = MAX_HEADER_BYTES) -> Checkpoint:
     quant = None
     quant_path = folder / "hf_quant_config.json"
     if quant_path.is_file():
-        quant = parse_quant_config(quant_path.read_bytes(), source=str(quant_path))
+        quant = parse_quant_config(_read_small(quant_path), source=str(quant_path))
     rows: list[tuple[str, str, tuple[int, ...], int]] = []
     file_bytes = 0
     paths = shard_files(folder)
