@@ -57,7 +57,13 @@ def check_recipe(recipe: Recipe, book: RecipeBook) -> Agreement:
     except ServewiseError as error:
         return Agreement(recipe.id, recipe.status, False, f"error: {error.message}")
     blocking = [finding for finding in report.findings if finding.blocks]
-    cause = f"{blocking[0].part}: {blocking[0].message}" if blocking else ""
+    cause = ""
+    if blocking:
+        # the engine's own words when the finding quotes them: they are what a user of the
+        # database meets when the recipe is run
+        first = blocking[0]
+        text = first.message if first.quote is None else f"will not start: {first.quote}"
+        cause = f"{first.part}: {text}"
     return Agreement(recipe.id, recipe.status, report.will_start, cause)
 
 

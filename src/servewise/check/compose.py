@@ -23,8 +23,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from servewise.check.command import gpus_per_node, official_image, release_or_build
-from servewise.check.report import PARTS, CheckReport, Finding
-from servewise.check.settings import (
+from servewise.check.report import PARTS, CheckReport, Finding, memory_failure
+from servewise.plan.settings import (
+    SettingsError,
     plan_settings,
     unmodelled_speculative,
     with_layout,
@@ -316,7 +317,8 @@ def _apply_rules(request: CheckRequest, model: ModelInfo, state: _State) -> None
     from servewise.recipes import check_rules, model_rules_for
 
     table = load_flag_table()
-    rules = model_rules_for(state.checkpoint or model.ref, state.engine, state.version)
+    rules = model_rules_for(state.checkpoint or model.ref, state.engine, state.version,
+                            architectures=model.config.architectures)
     if not rules and state.checkpoint != request.model:
         rules = model_rules_for(request.model, state.engine, state.version)
     argv = to_argv(state.engine, state.settings, state.version)
@@ -374,8 +376,11 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
                          given=_given_flags(settings))
         if settings.max_model_len == AUTO:
             plan = _auto_length(request, model, state, plan)
+    except SettingsError:
+        raise  # settings no engine starts with: a usage error, as from `servewise plan`
     except UsageError as error:
-        state.findings.append(Finding("memory", "error", error.message, fix=error.hint))
+        if not any(finding.message == error.message for finding in state.findings):
+            state.findings.append(Finding("memory", "error", error.message, fix=error.hint))
         return None
     if not layout_given:
         state.settings = with_layout(state.engine, state.settings, plan.settings.layout)
@@ -436,8 +441,7 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
         largest = plan.recommendation.get("largest_context_tokens")
         fix = f"--max-model-len {largest}" if largest else (
             plan.notes[0] if plan.notes else "more GPUs or a smaller quantization")
-        state.findings.append(Finding("memory", "error", f"will not start: {startup.error}",
-                                      fix=fix))
+        state.findings.append(memory_failure(request.gpu, state.engine, plan.startup, fix))
     return plan
 
 

@@ -8,7 +8,13 @@ will not start" (exit 1) and carries what to change.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from servewise.knowledge.gpus import GpuSpec
+    from servewise.plan.startup import Startup
+
+GIB = 2**30
 
 PARTS = ("build", "recipe", "rules", "settings", "memory", "pitfalls")
 """The parts of a check, in report order."""
@@ -26,6 +32,9 @@ class Finding:
     fix: str | None = None
     source: str | None = None
     """Where the fact comes from (a rule's or pitfall's source, a recipe's provenance)."""
+    quote: str | None = None
+    """The engine's own words for this failure (the error it would raise), quoted once beside
+    ``message``, which says it in servewise's words."""
 
     @property
     def blocks(self) -> bool:
@@ -35,7 +44,7 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
         return {"part": self.part, "level": self.level, "message": self.message,
-                "fix": self.fix, "source": self.source}
+                "fix": self.fix, "source": self.source, "quote": self.quote}
 
 
 @dataclass(frozen=True)
@@ -90,3 +99,20 @@ class CheckReport:
             "settings": self.settings,
             "command": self.command,
         }
+
+
+def memory_failure(gpu: GpuSpec, engine: str, startup: Startup, fix: str) -> Finding:
+    """A failed memory plan in servewise's words, short; the engine's own error (often
+    several hundred characters) quoted once beside it (``quote``), not run into the line."""
+    error = startup.error or "the plan does not fit"
+    if gpu.memory_bytes and startup.weights_bytes_per_gpu > gpu.memory_bytes:
+        return Finding("memory", "error", f"will not start: the weights take "
+                       f"{startup.weights_bytes_per_gpu / GIB:.1f} GiB per GPU, more than the "
+                       f"{gpu.memory_bytes / GIB:.2f} GiB of one {gpu.name}", fix=fix)
+    if startup.kv_cache_tokens < startup.max_model_len:
+        message = (f"will not start: one request of {startup.max_model_len:,} tokens does not "
+                   f"fit the KV cache left beside the weights ({startup.kv_cache_tokens:,} "
+                   f"tokens, {startup.kv_cache_bytes / GIB:.2f} GiB per GPU)")
+    else:
+        message = f"will not start: {engine} refuses these settings at start-up"
+    return Finding("memory", "error", message, fix=fix, quote=error)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import textwrap
 from typing import Any
 
 from servewise.check.report import PARTS
 
 GIB = 2**30
+WIDTH = 100
+"""Text lines wrap at this many columns (a word longer than the room, a URL, is kept whole)."""
+_INDENT = " " * 18
 _MARK = {"ok": "ok", "note": "note", "warning": "WARN", "error": "FAIL"}
 _TITLES = {"build": "Build (kernel gate)", "recipe": "Recipe", "rules": "Model rules",
            "settings": "Settings", "memory": "Memory plan", "pitfalls": "GPU pitfalls"}
@@ -41,13 +46,18 @@ def check_text(report: dict[str, Any], *, verbose: bool = False) -> str:
     for finding in report["findings"]:
         if finding in folded and not verbose:
             continue
-        lines.append(f"  {_MARK[finding['level']]:<5} {finding['part']:<9} {finding['message']}")
+        lines += _wrap(finding["message"],
+                       f"  {_MARK[finding['level']]:<5} {finding['part']:<9} ", _INDENT)
+        if finding.get("quote"):
+            lines += _wrap(f"{report['engine']} says: \"{finding['quote']}\"",
+                           _INDENT + "| ", _INDENT + "| ")
         if finding["fix"] and finding["level"] in ("error", "warning", "note"):
-            lines.append(f"  {'':<5} {'':<9} -> {finding['fix']}")
+            lines += _wrap(finding["fix"], _INDENT + "-> ", _INDENT + "   ")
     problems = report["problems"]
     if problems:
         lines += ["", "What to change:"]
-        lines += [f"  - {p['fix'] or p['message']}" for p in problems]
+        for problem in problems:
+            lines += _wrap(problem["fix"] or problem["message"], "  - ", "    ")
     if problems and not verbose:
         lines += ["", "(the command is left out until these are fixed; --verbose or --json "
                   "shows it)"]
@@ -55,6 +65,34 @@ def check_text(report: dict[str, Any], *, verbose: bool = False) -> str:
         lines += ["", f"Command ({report['command']['format']}):", "",
                   report["command"]["shell"]]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _wrap(text: str, first: str, rest: str) -> list[str]:
+    """``text`` in lines of at most :data:`WIDTH` columns, ``first`` before the first line and
+    ``rest`` before the others; URLs and other long words are never broken."""
+    return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
+
+
+_TICKS = re.compile(r"`+")
+
+
+def code_span(text: str) -> str:
+    """``text`` as one Markdown code span, whatever backticks it holds (CommonMark: the
+    fence is one backtick longer than the longest run inside, padded with a space when the
+    text starts or ends with a backtick)."""
+    longest = max((len(run) for run in _TICKS.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _md_fix(fix: str) -> str:
+    """A fix in Markdown: flags (``--max-model-len 35776``) as code; a sentence, which may
+    hold code spans of its own, as written."""
+    if fix.startswith("-") and "`" not in fix:
+        return code_span(fix)
+    return fix
 
 
 def check_markdown(report: dict[str, Any]) -> str:
@@ -82,13 +120,17 @@ def check_markdown(report: dict[str, Any]) -> str:
         lines += [f"### {_TITLES[part]}", ""]
         for finding in found:
             text = f"- **{_MARK[finding['level']]}** {finding['message']}"
+            if finding.get("quote"):
+                text += f" ({report['engine']} says: {code_span(finding['quote'])})"
             if finding["fix"] and finding["level"] != "ok":
-                text += f" — fix: `{finding['fix']}`"
+                text += f" — fix: {_md_fix(finding['fix'])}"
             if finding["source"]:
                 text += f" ([source]({finding['source']}))" if finding["source"].startswith(
                     "http") else f" (source: {finding['source']})"
             lines.append(text)
         lines.append("")
-    lines += [f"### Command ({report['command']['format']})", "", "```sh",
-              report["command"]["shell"].rstrip(), "```", ""]
+    shell = report["command"]["shell"].rstrip()
+    fence = "`" * max(3, 1 + max((len(run) for run in _TICKS.findall(shell)), default=0))
+    lines += [f"### Command ({report['command']['format']})", "", f"{fence}sh", shell, fence,
+              ""]
     return "\n".join(lines)
