@@ -58,7 +58,9 @@ def check_summary(records: list[RequestRecord], entry: dict[str, Any]) -> None:
     assert entry["ttft_ms"] == distribution_ms(r.ttft for r in records if r.ttft is not None)
     assert entry["e2e_ms"] == distribution_ms(r.e2e for r in records if r.e2e is not None)
     assert entry["tpot_ms"] == distribution_ms(t for r in records if (t := tpot(r)) is not None)
-    assert entry["itl_ms"] == distribution_ms(s for r in records for s in itl_samples(r))
+    assert entry["itl_ms"] == distribution_ms(gap for r in records
+                                              for gap, count in itl_samples(r)
+                                              for _ in range(count))
 
 
 def timing_errors(level: int, records: list[RequestRecord],
@@ -70,7 +72,7 @@ def timing_errors(level: int, records: list[RequestRecord],
     for record in records:
         real = truth(by_id[record.request_id])
         assert record.ttft is not None and record.e2e is not None
-        mine_itl = itl_samples(record)
+        mine_itl = [gap for gap, count in itl_samples(record) for _ in range(count)]
         itl_off = (max((abs(a - b) for a, b in zip(mine_itl, real["itl"], strict=True)),
                        default=0.0) if len(mine_itl) == len(real["itl"]) else 1.0)
         for name, off in (("ttft", record.ttft - real["ttft"]), ("e2e", record.e2e - real["e2e"]),

@@ -12,9 +12,11 @@ from servewise.bench.metrics import (
     distribution_ms,
     itl_samples,
     meets,
+    per_token_gaps,
     percentile,
     summarize,
     tpot,
+    weighted_distribution_ms,
 )
 from servewise.bench.records import RequestError, RequestRecord
 
@@ -41,7 +43,8 @@ def test_percentile_is_numpys_linear_method(values: list[float], q: float) -> No
 def test_multi_token_chunks_give_k_samples_of_gap_over_k() -> None:
     # first token at 0.1 s, then a 3-token chunk 0.06 s later, then 1 token 0.01 s later.
     one = record(0, 0.0, [(0.1, 1), (0.16, 3), (0.17, 1)])
-    assert itl_samples(one) == pytest.approx([0.02, 0.02, 0.02, 0.01])
+    assert [gap for gap, count in itl_samples(one) for _ in range(count)] == pytest.approx(
+        [0.02, 0.02, 0.02, 0.01])
     assert one.ttft == pytest.approx(0.1) and one.e2e == pytest.approx(0.17)
     assert tpot(one) == pytest.approx((0.17 - 0.1) / 4)
     single = record(1, 0.0, [(0.1, 1)])
@@ -113,3 +116,21 @@ def test_first_tokens_merged_with_the_next_are_counted_and_kept_apart() -> None:
     assert data["ttft_ms_own_read"] == distribution_ms([0.05])
     assert data["ttft_ms"] == distribution_ms([0.05, 0.07])
 
+
+
+@given(st.lists(st.tuples(st.floats(min_value=0, max_value=10), st.integers(1, 6)),
+                min_size=1, max_size=30))
+def test_weighted_samples_give_the_expanded_distribution(pairs: list[tuple[float, int]]) -> None:
+    expanded = [value for value, weight in pairs for _ in range(weight)]
+    weighted = weighted_distribution_ms(pairs)
+    plain = distribution_ms(expanded)
+    assert weighted is not None and plain is not None
+    for key in ("mean", "p50", "p90", "p99"):
+        assert weighted[key] == pytest.approx(plain[key], rel=1e-9, abs=1e-3)
+
+
+def test_a_huge_server_token_count_is_one_weighted_sample() -> None:
+    # 3 x 10^8 tokens in one chunk: one pair, not 3 x 10^8 floats (the issue-29 probe).
+    gaps = per_token_gaps([0.0, 1.0], [1, 300_000_000])
+    assert gaps == [(1.0 / 300_000_000, 300_000_000)]
+    assert weighted_distribution_ms(gaps) is not None

@@ -26,6 +26,14 @@ from servewise.formats.sse import SseDecoder
 
 #: How much of an error body is kept.
 ERROR_BODY_LIMIT = 2000
+#: The most bytes one streamed answer may bring (at least; see :func:`answer_limits`).
+MAX_ANSWER_BYTES = 64 * 2**20
+
+
+def answer_limits(max_tokens: int) -> tuple[int, int]:
+    """The most body bytes and events one answer asked for ``max_tokens`` may bring: a
+    server that ignores ``max_tokens`` and streams forever is stopped there."""
+    return max(MAX_ANSWER_BYTES, 4096 * max_tokens), 4 * max_tokens + 1024
 
 
 @dataclass(frozen=True)
@@ -60,11 +68,13 @@ class _StreamSink:
     """Reads one streamed answer: events, their arrival times and what they say."""
 
     __slots__ = ("cumulative", "decoder", "done", "error", "error_body", "events", "finish",
-                 "ids", "kind", "marks", "status", "texts", "times", "usage_chunk", "usage_in",
-                 "usage_out")
+                 "ids", "kind", "marks", "max_bytes", "max_events", "received", "status",
+                 "texts", "times", "usage_chunk", "usage_in", "usage_out")
 
-    def __init__(self) -> None:
+    def __init__(self, max_tokens: int = 0) -> None:
         self.decoder = SseDecoder()
+        self.max_bytes, self.max_events = answer_limits(max_tokens)
+        self.received = 0
         self.times: list[float] = []
         self.texts: list[str] = []
         self.ids: list[int] = []
@@ -95,8 +105,22 @@ class _StreamSink:
         if self.kind != "stream":
             self.error_body += piece[: ERROR_BODY_LIMIT - len(self.error_body)]
             return self.kind == "status" and len(self.error_body) < ERROR_BODY_LIMIT
-        for event in self.decoder.feed(piece):
+        self.received += len(piece)
+        if self.received > self.max_bytes:
+            self.error = ("oversized", f"the answer passed {self.max_bytes} bytes: the server "
+                          "kept streaming (does it ignore max_tokens?); stopped reading")
+            return False
+        try:
+            events = self.decoder.feed(piece)
+        except FormatError as error:
+            self.error = ("malformed", error.message)
+            return False
+        for event in events:
             self.events += 1
+            if self.events > self.max_events:
+                self.error = ("oversized", f"more than {self.max_events} events: the server "
+                              "kept streaming past max_tokens; stopped reading")
+                return False
             data = event.data
             if data == DONE:
                 self.done = True
@@ -182,7 +206,7 @@ class StreamClient:
 
         ``scheduled`` is the clock reading the arrival process wanted it sent at.
         """
-        sink = _StreamSink()
+        sink = _StreamSink(request.max_tokens)
         started = perf_counter()
         sent = started
         failure: tuple[str, str] | None = None

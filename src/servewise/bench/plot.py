@@ -20,23 +20,33 @@ from servewise.bench.metrics import per_token_gaps
 from servewise.errors import SourceError, UsageError
 
 
-def _cdf(values: Sequence[float]) -> tuple[list[float], list[float]]:
-    ordered = sorted(values)
-    return ordered, [(i + 1) / len(ordered) for i in range(len(ordered))]
+def _cdf(values: Sequence[float] | Sequence[tuple[float, int]]
+         ) -> tuple[list[float], list[float]]:
+    """The empirical CDF of values, or of ``(value, weight)`` weighted samples."""
+    pairs = sorted(v if isinstance(v, tuple) else (v, 1) for v in values)
+    total = sum(weight for _, weight in pairs)
+    xs, ys, seen = [], [], 0
+    for value, weight in pairs:
+        seen += weight
+        xs.append(value)
+        ys.append(seen / total)
+    return xs, ys
 
 
-def _level_samples(records: Sequence[dict[str, Any]], level: int) -> tuple[list[float],
-                                                                           list[float]]:
-    """TTFT and per-token ITL samples (ms) of one level's completed, measured requests."""
+def _level_samples(records: Sequence[dict[str, Any]], level: int
+                   ) -> tuple[list[float], list[tuple[float, int]]]:
+    """TTFT samples and per-token ITL weighted samples (ms) of one level's completed,
+    measured requests."""
     ttft: list[float] = []
-    itl: list[float] = []
+    itl: list[tuple[float, int]] = []
     for record in records:
         if record["level"] != level or record["phase"] != "measure" or record["error"]:
             continue
         offsets = record["chunk_offsets_s"]
         if offsets:
             ttft.append(1000 * offsets[0])
-        itl.extend(1000 * gap for gap in per_token_gaps(offsets, record["chunk_tokens"]))
+        itl.extend((1000 * gap, count) for gap, count in
+                   per_token_gaps(offsets, record["chunk_tokens"]))
     return ttft, itl
 
 

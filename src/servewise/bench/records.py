@@ -21,6 +21,7 @@ ErrorKind = Literal[
     "incomplete",       # the stream ended without [DONE] or a finish reason
     "stream_error",     # the server sent an error object inside the stream
     "malformed",        # an event whose data is not an OpenAI chunk
+    "oversized",        # the answer outgrew its max_tokens (bytes or events): reading stopped
     "client",           # anything else raised while sending or reading
 ]
 

@@ -50,6 +50,21 @@ class StreamChunk:
     ``role_with_text`` (a delta repeating the role beside its text, as TGI's do)."""
 
 
+MAX_TOKENS = 100_000_000
+"""The most tokens a server may report for one request (no model's context comes near):
+a usage figure outside 0..MAX_TOKENS is a malformed chunk, never a size to allocate."""
+
+
+def _checked_usage(completion: int | None, prompt: int | None) -> None:
+    for name, value in (("completion_tokens", completion), ("prompt_tokens", prompt)):
+        if value is not None and not 0 <= value <= MAX_TOKENS:
+            raise FormatError("stream chunk", offset=0,
+                              expected=f"usage.{name} from 0 to {MAX_TOKENS}",
+                              found=f"usage.{name} = {value}",
+                              hint="the server reported an impossible token count; the "
+                              "request is counted as failed (malformed)")
+
+
 def _error_text(error: Any) -> str:
     if isinstance(error, dict):
         message = error.get("message") or error.get("type") or json.dumps(error)
@@ -115,6 +130,7 @@ def parse_chunk(data: str) -> StreamChunk:
     usage = ordinary.usage
     completion_tokens = usage.completion_tokens if usage is not None else None
     prompt_tokens = usage.prompt_tokens if usage is not None else None
+    _checked_usage(completion_tokens, prompt_tokens)
     marks: tuple[str, ...] = ("timings",) if ordinary.timings is not msgspec.UNSET else ()
     if not ordinary.choices:
         return StreamChunk("", None, completion_tokens, prompt_tokens, None, False, marks=marks)
@@ -168,6 +184,7 @@ def _parse_general(data: str) -> StreamChunk:
         completion_tokens = None
     if not isinstance(prompt_tokens, int) or isinstance(prompt_tokens, bool):
         prompt_tokens = None
+    _checked_usage(completion_tokens, prompt_tokens)
     marks: tuple[str, ...] = ("timings",) if "timings" in body else ()
     choices = body.get("choices")
     if not choices or not isinstance(choices, list):

@@ -22,7 +22,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from servewise.errors import FormatError
+
 _BOM = b"\xef\xbb\xbf"
+#: The longest line a decoder holds by default (an OpenAI chunk is under 1 kB).
+MAX_LINE_BYTES = 16 * 2**20
+#: The most data one event may gather by default.
+MAX_EVENT_BYTES = 16 * 2**20
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,17 +44,29 @@ class SseEvent:
 
 
 class SseDecoder:
-    """Incremental event-stream decoder: :meth:`feed` bytes, take the events they complete."""
+    """Incremental event-stream decoder: :meth:`feed` bytes, take the events they complete.
 
-    __slots__ = ("_bom_checked", "_data", "_event_type", "_pending", "_skip_lf", "last_event_id",
+    Linear in the bytes fed, however they are cut: a line that arrives in many pieces is
+    kept as a list and joined once, when its end comes. A line longer than ``max_line``
+    bytes, or an event whose data grows past ``max_event`` bytes, is a :class:`FormatError`
+    (a server cannot make the client hold an unbounded event).
+    """
+
+    __slots__ = ("_bom_checked", "_data", "_data_size", "_event_type", "_pending",
+                 "_pending_size", "_skip_lf", "last_event_id", "max_event", "max_line",
                  "retry_ms")
 
-    def __init__(self) -> None:
-        self._pending = b""
+    def __init__(self, *, max_line: int = MAX_LINE_BYTES,
+                 max_event: int = MAX_EVENT_BYTES) -> None:
+        self._pending: list[bytes] = []
+        self._pending_size = 0
         self._bom_checked = False
         self._skip_lf = False
         self._data: list[str] = []
+        self._data_size = 0
         self._event_type = ""
+        self.max_line = max_line
+        self.max_event = max_event
         self.last_event_id = ""
         """The last event id buffer (what the client would send as ``Last-Event-ID``)."""
         self.retry_ms: int | None = None
@@ -57,12 +75,12 @@ class SseDecoder:
     def feed(self, chunk: bytes) -> list[SseEvent]:
         """Consume the next piece of the body; return the events it completed, in order."""
         if not self._bom_checked:
-            head = self._pending + chunk
+            head = b"".join(self._pending) + chunk
             if len(head) < len(_BOM) and _BOM.startswith(head):
-                self._pending = head
+                self._pending = [head]
                 return []
             self._bom_checked = True
-            self._pending = b""
+            self._pending, self._pending_size = [], 0
             chunk = head[len(_BOM):] if head.startswith(_BOM) else head
         if self._skip_lf:
             self._skip_lf = False
@@ -70,21 +88,27 @@ class SseDecoder:
                 chunk = chunk[1:]
         if (not self._pending and not self._data and not self._event_type
                 and chunk[:5] == b"data:" and chunk[-2:] == b"\n\n"
-                and chunk.count(b"\n") == 2 and b"\r" not in chunk):
+                and chunk.count(b"\n") == 2 and b"\r" not in chunk
+                and len(chunk) <= self.max_line):
             # The common piece: exactly one event of one data line (what OpenAI-style
             # servers send per write). The same event the general path below gives.
             value = chunk[6:-2] if chunk[5:6] == b" " else chunk[5:-2]
             return [SseEvent(value.decode("utf-8", "replace"), "message", self.last_event_id)]
-        buffer = self._pending + chunk if self._pending else chunk
-        cut = max(buffer.rfind(b"\n"), buffer.rfind(b"\r"))
-        if cut < 0:
-            self._pending = buffer
+        cut = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
+        if cut < 0:  # no line ends here: keep the piece, join nothing
+            self._keep(chunk)
             return []
-        self._pending = buffer[cut + 1:]
+        buffer = b"".join((*self._pending, chunk)) if self._pending else chunk
+        cut += len(buffer) - len(chunk)
+        self._pending, self._pending_size = [], 0
+        if cut + 1 < len(buffer):
+            self._keep(buffer[cut + 1:])
         if buffer[cut] == 0x0D:  # a CR that may be the first half of a CRLF
             self._skip_lf = True
         events: list[SseEvent] = []
         for line in buffer[: cut + 1].splitlines():
+            if len(line) > self.max_line:
+                raise self._too_long("line", len(line), self.max_line)
             if not line:
                 event = self._dispatch()
                 if event is not None:
@@ -93,10 +117,23 @@ class SseDecoder:
                 self._line(line)
         return events
 
+    def _keep(self, piece: bytes) -> None:
+        self._pending.append(piece)
+        self._pending_size += len(piece)
+        if self._pending_size > self.max_line:
+            raise self._too_long("line", self._pending_size, self.max_line)
+
+    @staticmethod
+    def _too_long(what: str, size: int, limit: int) -> FormatError:
+        return FormatError("server-sent event", offset=0,
+                           expected=f"a {what} of at most {limit} bytes",
+                           found=f"{size} bytes or more",
+                           hint="the server sent one huge event; servewise does not hold it")
+
     def close(self) -> None:
         """The stream ended: whatever was not closed by an empty line is discarded."""
-        self._pending = b""
-        self._data = []
+        self._pending, self._pending_size = [], 0
+        self._data, self._data_size = [], 0
         self._event_type = ""
         self._skip_lf = False
 
@@ -110,6 +147,9 @@ class SseDecoder:
             name = line[:colon]
             value = line[colon + 2:] if line[colon + 1: colon + 2] == b" " else line[colon + 1:]
         if name == b"data":
+            self._data_size += len(value) + 1
+            if self._data_size > self.max_event:
+                raise self._too_long("event", self._data_size, self.max_event)
             self._data.append(value.decode("utf-8", "replace"))
         elif name == b"event":
             self._event_type = value.decode("utf-8", "replace")
@@ -122,7 +162,7 @@ class SseDecoder:
     def _dispatch(self) -> SseEvent | None:
         data = self._data
         event_type = self._event_type or "message"
-        self._data = []
+        self._data, self._data_size = [], 0
         self._event_type = ""
         if not data:
             return None
