@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from _startup import bytecode_ready  # noqa: E402
 
+from servewise.diagnose.ruleset import load_rules  # noqa: E402
 from servewise.diagnose.scan import prefilter_keywords  # noqa: E402
-from servewise.knowledge.diagnose_rules import load_rules  # noqa: E402
 
 LOGS = ROOT / "tests" / "data" / "diagnose" / "logs"
 HEALTHY = LOGS / "vllm_cpu_healthy.log"

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from servewise.diagnose.docs import rule_page, rules_index, signal_tables_page  # noqa: E402
-from servewise.knowledge.diagnose_rules import load_rules  # noqa: E402
+from servewise.diagnose.ruleset import load_rules  # noqa: E402
 
 OUT = ROOT / "docs" / "diagnose" / "rules"
 

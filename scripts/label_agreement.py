@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "src"))
 
 from servewise.diagnose import diagnose_text  # noqa: E402
-from servewise.knowledge.diagnose_rules import load_rules  # noqa: E402
+from servewise.diagnose.ruleset import load_rules  # noqa: E402
 from support.diagnose_corpus import load_corpus, load_second_labels, same_library  # noqa: E402
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from servewise.knowledge.diagnose_rules import Rule, load_rules  # noqa: E402
+from servewise.diagnose.ruleset import Rule, load_rules  # noqa: E402
 
 OUT = ROOT / "tests" / "data" / "diagnose" / "rules"
 

@@ -38,7 +38,7 @@ def test_the_gpu_catalog_cites_no_project_notes(capsys: pytest.CaptureFixture[st
 
 
 def test_diagnose_explain_cites_no_project_notes(capsys: pytest.CaptureFixture[str]) -> None:
-    from servewise.knowledge.diagnose_rules import load_rules
+    from servewise.diagnose.ruleset import load_rules
 
     for rule in load_rules().rules:
         for argv in (["diagnose", "explain", rule.id], ["diagnose", "explain", rule.id,

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from servewise.diagnose.advice import compute_advice
+from servewise.diagnose.advice_figures import utilization_figures
 from servewise.knowledge.accounting import load_engine_constants
-from servewise.knowledge.diagnose_advice import utilization_figures
 from servewise.versions import EngineVersion
 
 OOM = {"requested_gib": 2.0, "free_gib": 0.5, "total_gib": 80.0}

@@ -46,7 +46,7 @@ def test_the_corpus_is_large_enough_and_well_formed() -> None:
 
 
 def test_every_label_is_a_known_category() -> None:
-    from servewise.knowledge.diagnose_rules import load_rules
+    from servewise.diagnose.ruleset import load_rules
 
     known = set(load_rules().categories)
     assert sorted({e.category for e in CORPUS} - known) == []
@@ -87,7 +87,7 @@ def test_every_excerpt_gets_an_answer() -> None:
 def test_the_second_labelling_covers_the_measure_part_with_known_labels() -> None:
     """The blind second labelling (docs/diagnose.md) labels the 255 excerpts measured when it was
     made, with categories of the taxonomy."""
-    from servewise.knowledge.diagnose_rules import load_rules
+    from servewise.diagnose.ruleset import load_rules
 
     second = load_second_labels()
     # It was made when the measure part held 255 excerpts (gathering rounds 1 to 9).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from servewise.knowledge.diagnose_rules import Rule, load_rules
+from servewise.diagnose.ruleset import Rule, load_rules
 from support.diagnose import run_text
 
 RULES = load_rules()

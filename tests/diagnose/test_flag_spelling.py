@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from servewise.diagnose import diagnose_text
-from servewise.knowledge.diagnose_advice import flag_values
+from servewise.diagnose.advice_figures import flag_values
 
 SGLANG_WEIGHT_OOM = """\
 [2025-05-02 10:11:12 TP0] Load weight begin. avail mem=78.50 GB

@@ -14,9 +14,9 @@ import pytest
 
 from servewise.diagnose import diagnose_bytes, diagnose_text
 from servewise.diagnose.attribute import paths_in
+from servewise.diagnose.ruleset import load_rules
+from servewise.diagnose.tables import bound, written
 from servewise.formats.logline import MAX_LINE_CHARS, clip_text
-from servewise.knowledge.diagnose_rules import load_rules
-from servewise.knowledge.diagnose_tables import bound, written
 
 RULES = load_rules()
 HANG = 10.0

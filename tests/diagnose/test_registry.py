@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from servewise.knowledge.diagnose_rules import Rule, load_rules
+from servewise.diagnose.ruleset import Rule, load_rules
 from support.diagnose import RULE_FIXTURES, Run, run_file
 
 RULES = load_rules()

@@ -26,18 +26,18 @@ def test_prefilter_and_chunking_do_not_change_the_result(path: Path) -> None:
     full = _key(text, prefilter=False)
     assert _key(text) == full
     assert _key(text, chunk=97) == full
-    assert _key(text, engine="aho-corasick", chunk=4096) == full
+    assert _key(text, matcher="aho-corasick", chunk=4096) == full
 
 
-def test_both_prefilter_engines_are_available() -> None:
+def test_both_prefilter_matchers_are_available() -> None:
     from servewise.diagnose.scan import Prefilter
 
     data = b"INFO ok\nRuntimeError: boom\nok\nNCCL WARN x\n"
-    engines = ["aho-corasick"]
+    matchers = ["aho-corasick"]
     if importlib.util.find_spec("hyperscan") is not None:
-        engines.append("hyperscan")
-    for engine in engines:
-        offsets = Prefilter(["Error", "NCCL WARN"], engine=engine).offsets(data, 0, len(data))
+        matchers.append("hyperscan")
+    for matcher in matchers:
+        offsets = Prefilter(["Error", "NCCL WARN"], matcher=matcher).offsets(data, 0, len(data))
         assert [data.rfind(b"\n", 0, o) + 1 for o in offsets] == [8, 30]
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from servewise.diagnose.ruleset import load_rules
+from servewise.diagnose.signals import SIGNAL_PRECEDENCE
+from servewise.diagnose.tables import LAYERS
 from servewise.knowledge._load import DataFileError
-from servewise.knowledge.diagnose_rules import load_rules
-from servewise.knowledge.diagnose_signals import SIGNAL_PRECEDENCE
-from servewise.knowledge.diagnose_tables import LAYERS
 
 RULES = load_rules(Path("/nonexistent"))
 

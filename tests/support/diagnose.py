@@ -36,10 +36,10 @@ class Run:
 
 
 def run_text(text: str, *, prefilter: bool = True, chunk: int | None = None,
-             engine: str | None = None) -> Run:
+             matcher: str | None = None) -> Run:
     """Diagnose ``text``, fed in chunks of ``chunk`` bytes (all at once by default)."""
     matches: list[Match] = []
-    scanner = new_scanner(prefilter=prefilter, engine=engine)
+    scanner = new_scanner(prefilter=prefilter, matcher=matcher)
     scanner.on_match = matches.append
     data = text.encode()
     step = chunk or max(len(data), 1)

@@ -119,7 +119,7 @@ def explain(
 ) -> None:
     """What a rule recognises, why it happens and what to do."""
     from servewise.diagnose.docs import rule_page, rule_to_dict
-    from servewise.knowledge.diagnose_rules import load_rules
+    from servewise.diagnose.ruleset import load_rules
 
     try:
         rules = load_rules()
@@ -142,7 +142,7 @@ def explain(
 def rules_command(as_json: JsonOption = False) -> None:
     """Every diagnose rule: id, name, kind, category, layer, status."""
     from servewise.diagnose.docs import rule_summary
-    from servewise.knowledge.diagnose_rules import load_rules
+    from servewise.diagnose.ruleset import load_rules
 
     try:
         rules = load_rules()

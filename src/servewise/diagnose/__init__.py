@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from servewise.diagnose.result import Diagnosis, Evidence, Finding, Fix
+from servewise.diagnose.ruleset import RuleSet, load_rules
 from servewise.diagnose.scan import LogScanner
-from servewise.knowledge.diagnose_rules import RuleSet, load_rules
 
 if TYPE_CHECKING:
     from servewise.knowledge.gpus import Gpu, GpuSpec
@@ -54,14 +54,14 @@ def _gpu_memory(gpu: GpuSpec | Gpu | None) -> tuple[float | None, str | None]:
 
 
 def new_scanner(*, rules: RuleSet | None = None, gpu: GpuSpec | Gpu | None = None,
-                prefilter: bool = True, engine: str | None = None) -> LogScanner:
+                prefilter: bool = True, matcher: str | None = None) -> LogScanner:
     """A scanner with the shipped (and user) rules; ``gpu`` (the shared ``--gpu NAME[:COUNT]``
     :class:`~servewise.knowledge.gpus.GpuSpec`, or a catalog entry) fills in the GPU's memory.
 
     The memory is the total the engine sees (the driver's figure where the catalog has it),
     the one its fractions are taken of.
 
-    ``engine`` picks the pre-filter (``hyperscan`` or ``aho-corasick``; default: the fastest
+    ``matcher`` picks the pre-filter's matcher (``hyperscan`` or ``aho-corasick``; default: the fastest
     installed).
     """
     total_gib, name = _gpu_memory(gpu)
@@ -70,7 +70,7 @@ def new_scanner(*, rules: RuleSet | None = None, gpu: GpuSpec | Gpu | None = Non
         gpu_total_gib=total_gib,
         gpu_name=name,
         prefilter=prefilter,
-        engine=engine,
+        matcher=matcher,
     )
 
 

@@ -26,7 +26,7 @@ requested length, when the GPU's memory is known (flagged impractical above the 
 fraction servewise recommends).
 
 vLLM's default utilization and that cap are read from ``knowledge/data/accounting.toml``
-(:func:`servewise.knowledge.diagnose_advice.utilization_figures`), the table the planner
+(:func:`servewise.diagnose.advice_figures.utilization_figures`), the table the planner
 reads, at the engine version the log names.
 
 ``tp_divisors`` (heads that do not divide by the tensor-parallel size): the sizes
@@ -40,10 +40,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from servewise.diagnose.advice_figures import ADVICE_FIELDS, utilization_figures
 from servewise.diagnose.fields import ceil2, floor2, known
 from servewise.diagnose.flag_advice import flag_spelling
 from servewise.diagnose.result import FieldValue
-from servewise.knowledge.diagnose_advice import ADVICE_FIELDS, utilization_figures
 
 __all__ = ["ADVICE_FIELDS", "compute_advice"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from servewise.diagnose.tables import Attribution, DiagnoseTables
 from servewise.formats.logevents import Event, Frame, normalize_path
-from servewise.knowledge.diagnose_tables import Attribution, DiagnoseTables
 
 __all__ = ["Culprit", "attribute", "attribute_path"]
 

@@ -20,10 +20,10 @@ import ahocorasick_rs
 from servewise.diagnose.attribute import attribute_path, paths_in
 from servewise.diagnose.fields import convert, extract_groups, extract_lists
 from servewise.diagnose.result import FieldValue
+from servewise.diagnose.ruleset import Rule, RuleSet, Signature
+from servewise.diagnose.tables import Fact
 from servewise.formats.logevents import Event
 from servewise.formats.logline import LogLine
-from servewise.knowledge.diagnose_rules import Rule, RuleSet, Signature
-from servewise.knowledge.diagnose_tables import Fact
 
 __all__ = ["Classifier", "Match"]
 

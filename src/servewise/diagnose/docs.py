@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from servewise.diagnose.ruleset import Rule, RuleSet, template_names
+from servewise.diagnose.tables import written
 from servewise.knowledge._load import public_sources
-from servewise.knowledge.diagnose_rules import Rule, RuleSet, template_names
-from servewise.knowledge.diagnose_tables import written
 from servewise.knowledge.flags import load_flag_table
 
 __all__ = ["rule_page", "rule_summary", "rule_to_dict", "rules_index"]

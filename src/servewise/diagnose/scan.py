@@ -27,13 +27,13 @@ import ahocorasick_rs
 
 from servewise.diagnose.classify import Classifier, Match
 from servewise.diagnose.result import Diagnosis
+from servewise.diagnose.ruleset import RuleSet
 from servewise.diagnose.select import Collector
 from servewise.errors import LogInputError
 from servewise.formats.logevents import Event, EventAssembler, looks_like_exception
 from servewise.formats.logline import parse_line
 from servewise.formats.logorder import in_log_order
 from servewise.formats.logwrap import unwrapped
-from servewise.knowledge.diagnose_rules import RuleSet
 
 __all__ = ["GENERIC_KEYWORDS", "LogScanner", "Prefilter", "prefilter_keywords"]
 
@@ -89,10 +89,10 @@ class Prefilter:
     Both report every occurrence, so the lines found are the same.
     """
 
-    def __init__(self, keywords: Iterable[str], engine: str | None = None) -> None:
+    def __init__(self, keywords: Iterable[str], matcher: str | None = None) -> None:
         words = [word.encode() for word in keywords]
-        self.engine = engine or ("hyperscan" if _hyperscan() is not None else "aho-corasick")
-        if self.engine == "hyperscan":
+        self.matcher = matcher or ("hyperscan" if _hyperscan() is not None else "aho-corasick")
+        if self.matcher == "hyperscan":
             hyperscan = _hyperscan()
             assert hyperscan is not None
             self._database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
@@ -106,7 +106,7 @@ class Prefilter:
     def offsets(self, data: bytes, lo: int, hi: int) -> list[int]:
         """Offsets (in ``data``) inside keyword occurrences within ``data[lo:hi]``, ascending."""
         view = memoryview(data)[lo:hi]
-        if self.engine == "hyperscan":
+        if self.matcher == "hyperscan":
             ends: list[int] = []
             self._database.scan(view, match_event_handler=lambda _i, _s, end, _f, _c:
                                 ends.append(lo + end - 1))
@@ -153,7 +153,7 @@ class LogScanner:
 
     def __init__(self, rules: RuleSet, *, gpu_total_gib: float | None = None,
                  gpu_name: str | None = None, prefilter: bool = True,
-                 engine: str | None = None,
+                 matcher: str | None = None,
                  on_match: Callable[[Match], None] | None = None) -> None:
         self.rules = rules
         self.on_match = on_match
@@ -161,7 +161,7 @@ class LogScanner:
         self.gpu_total_gib = gpu_total_gib
         self.gpu_name = gpu_name
         self.prefilter = prefilter
-        self._prefilter = Prefilter(prefilter_keywords(rules), engine=engine)
+        self._prefilter = Prefilter(prefilter_keywords(rules), matcher=matcher)
         self._assembler = EventAssembler()
         self._classifier = Classifier(rules)
         self._collector = Collector(rules)

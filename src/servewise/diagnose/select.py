@@ -13,27 +13,25 @@ the last run that shows a failure:
 4. else, when only wrappers remain, ``root_cause_missing``.
 
 Wrappers after a deliberate shutdown (SIGTERM, Ctrl-C) are shutdown noise.
-Findings are built by :mod:`servewise.diagnose.build`.
+Findings are built by :mod:`servewise.diagnose.findings`.
 """
 
 from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
-from servewise.diagnose.build import MAX_EVIDENCE, Builder, cited
 from servewise.diagnose.classify import Classifier, Match
-from servewise.diagnose.result import Diagnosis, Evidence, FieldValue, Finding
+from servewise.diagnose.findings import Aggregate, Builder, RunData
+from servewise.diagnose.result import Diagnosis, Finding
+from servewise.diagnose.ruleset import RuleSet
 from servewise.diagnose.triage import with_triage
-from servewise.knowledge.diagnose_rules import Rule, RuleSet
 
 __all__ = ["Collector"]
 
 MAX_RUNS = 4
 MAX_WRAPPERS = 8
-MAX_ERRORS = 5
-MAX_PROCESSES = 16
 NEAR_LINES = 5
 """Causes this many lines apart or less belong to one message block (see root selection)."""
 
@@ -46,68 +44,9 @@ def _tier(match: Match) -> int:
     return 1
 
 
-@dataclass
-class _Aggregate:
-    rule: Rule
-    first: Match
-    first_line: int
-    tier: int
-    count: int = 0
-    own: bool = False
-    wrapped: bool = False
-    phase_evidence: bool = False
-    processes: list[str] = field(default_factory=list)
-    evidence: list[Evidence] = field(default_factory=list)
-    fields: dict[str, FieldValue] = field(default_factory=dict)
-
-    def add(self, match: Match) -> None:
-        if not match.quoted:
-            self.count += match.event.repeated
-        if not match.quoted:
-            if not self.own:
-                self.first = match  # an own event says more than a wrapper's quote
-            self.own = True
-        else:
-            self.wrapped = True
-        self.phase_evidence = self.phase_evidence or match.phase_evidence
-        process = match.event.process
-        if not match.quoted and process not in self.processes and len(
-                self.processes) < MAX_PROCESSES:
-            self.processes.append(process)
-        for name, value in match.fields.items():
-            self.fields.setdefault(name, value)
-        if len(self.evidence) < MAX_EVIDENCE:
-            role = "quoted" if match.quoted else "match"
-            item = Evidence(*cited(match), process, role)
-            if all(e.line != item.line or e.text != item.text for e in self.evidence):
-                self.evidence.append(item)
-
-
 _ERRORISH = re.compile(r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ee]xception|[Ff]atal|FATAL|"
                        r"[Aa]ssert(?:ion)?|[Aa]borted|[Kk]illed|[Tt]imed out|[Tt]imeout)\b")
 MAX_HINTS = 3
-
-
-@dataclass
-class _RunData:
-    causes: OrderedDict[str, _Aggregate] = field(default_factory=OrderedDict)
-    hints: list[Match] = field(default_factory=list)
-    """Lines that read like errors but matched nothing and were not error-level (an excerpt
-    cut around the failure): if the log shows nothing else, the cause is missing from it."""
-    wrappers: list[Match] = field(default_factory=list)
-    wrapper_count: int = 0
-    errors: list[Match] = field(default_factory=list)
-    error_count: int = 0
-
-    @property
-    def failed(self) -> bool:
-        return bool(self.causes or self.wrappers or self.errors)
-
-    def add_error(self, match: Match) -> None:
-        """Count an error no rule knows; keep the first few."""
-        self.error_count += 1
-        if len(self.errors) < MAX_ERRORS:
-            self.errors.append(match)
 
 
 class Collector:
@@ -115,12 +54,12 @@ class Collector:
 
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
-        self._runs: OrderedDict[int, _RunData] = OrderedDict()
+        self._runs: OrderedDict[int, RunData] = OrderedDict()
 
-    def _data(self, run: int) -> _RunData:
+    def _data(self, run: int) -> RunData:
         data = self._runs.get(run)
         if data is None:
-            data = self._runs[run] = _RunData()
+            data = self._runs[run] = RunData()
             while len(self._runs) > MAX_RUNS:
                 self._runs.popitem(last=False)
         return data
@@ -159,12 +98,12 @@ class Collector:
         return True
 
     @staticmethod
-    def _cause(data: _RunData, match: Match) -> None:
+    def _cause(data: RunData, match: Match) -> None:
         assert match.rule is not None
         key = match.rule.id
         aggregate = data.causes.get(key)
         if aggregate is None:
-            aggregate = data.causes[key] = _Aggregate(match.rule, match, match.event.match_line,
+            aggregate = data.causes[key] = Aggregate(match.rule, match, match.event.match_line,
                                                       _tier(match))
         aggregate.add(match)
 
@@ -202,7 +141,7 @@ class Collector:
             up_only = ended and classifier.seen_up_only()
             if phase is not None or up_only or (ended and lines and not classifier.came_up()):
                 builder = Builder(self.rules, classifier, gpu_total_gib, gpu_name,
-                                  last[1] if last is not None else _RunData())
+                                  last[1] if last is not None else RunData())
                 found = (builder.stalled(phase) if phase is not None
                          else builder.quiet(up=up_only))
                 return Diagnosis(found, (found,), lines=lines, engine=engine,

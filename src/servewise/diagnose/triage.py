@@ -14,22 +14,53 @@ unclassified, and says what the code means and what to collect next.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from servewise.diagnose.fields import render
 from servewise.diagnose.result import Diagnosis, Finding, Triage
-from servewise.knowledge.diagnose_rules import RuleSet
-from servewise.knowledge.diagnose_signals import Signal
-from servewise.knowledge.diagnose_triage import triage_defaults
+from servewise.diagnose.ruleset import RuleSet
+from servewise.diagnose.signals import Signal
+from servewise.diagnose.tables import LAYERS
+from servewise.knowledge._load import EntryReader, check_unique, shipped_entries
 
-__all__ = ["UNNAMED", "explaining_signal", "with_triage"]
+__all__ = ["UNNAMED", "TriageDefault", "explaining_signal", "triage_defaults", "with_triage"]
 
 UNNAMED = frozenset({"unclassified", "root_cause_missing"})
 """Categories that name no cause: the answer locates the failure without classifying it."""
 _TEXT_LIMIT = 400
 _PLACES = {"module": "MODULE", "package": "PACKAGE", "path": "PATH"}
 """What a collect template shows for a value the log did not give."""
+
+
+@dataclass(frozen=True)
+class TriageDefault:
+    """What to collect next and what a fix can break, for one layer."""
+
+    layer: str
+    collect: str
+    risk: str
+    sources: tuple[str, ...]
+
+
+@functools.cache
+def triage_defaults() -> dict[str, TriageDefault]:
+    """Every layer's defaults, validated: one entry per layer of :data:`LAYERS`."""
+    entries = shipped_entries("diagnose_triage.toml", "triage")
+    check_unique(entries)
+    found: dict[str, TriageDefault] = {}
+    for entry in entries:
+        reader = EntryReader(entry, {"id", "collect", "risk", "source"})
+        layer = reader.string("id")
+        if layer not in LAYERS:
+            raise reader.error("id", "not a layer", expected=", ".join(LAYERS), found=layer)
+        found[layer] = TriageDefault(layer, reader.string("collect"), reader.string("risk"),
+                                     reader.sources())
+    missing = sorted(set(LAYERS) - set(found))
+    if missing:
+        raise reader.error("id", f"no entry for layer(s) {missing}")
+    return found
 
 
 def explaining_signal(rules: RuleSet, text: str) -> Signal | None:

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from servewise.diagnose.result import Diagnosis, Finding
-from servewise.knowledge.diagnose_rules import RuleSet
+from servewise.diagnose.ruleset import RuleSet
 
 _VALUE_LIMIT = 120
 

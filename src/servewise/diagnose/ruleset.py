@@ -37,8 +37,15 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from servewise.diagnose import signals as sig
+from servewise.diagnose.tables import (
+    LAYERS,
+    DiagnoseTables,
+    bounded_regex,
+    expanded_regexes,
+    load_diagnose_tables,
+)
 from servewise.errors import UsageError
-from servewise.knowledge import diagnose_signals as sig
 from servewise.knowledge._load import (
     SHIPPED_PACKAGE,
     DataFileError,
@@ -50,13 +57,6 @@ from servewise.knowledge._load import (
     shipped_entries,
     user_data_dir,
     user_entries,
-)
-from servewise.knowledge.diagnose_tables import (
-    LAYERS,
-    DiagnoseTables,
-    bounded_regex,
-    expanded_regexes,
-    load_diagnose_tables,
 )
 from servewise.knowledge.libraries import specificity
 from servewise.knowledge.patterns import required_literal
@@ -466,20 +466,20 @@ def rule_from_entry(entry: RawEntry, tables: DiagnoseTables, categories: set[str
 
 
 def _flag_fields() -> frozenset[str]:
-    from servewise.knowledge.diagnose_advice import flag_fields
+    from servewise.diagnose.advice_figures import flag_fields
 
     return flag_fields()
 
 
 def _advice_names() -> tuple[str, ...]:
     """The advice a rule may name: those :data:`ADVICE_FIELDS` describes."""
-    from servewise.knowledge.diagnose_advice import ADVICE_FIELDS
+    from servewise.diagnose.advice_figures import ADVICE_FIELDS
 
     return tuple(ADVICE_FIELDS)
 
 
 def _advice_fields(advice: str | None) -> tuple[str, ...]:
-    from servewise.knowledge.diagnose_advice import ADVICE_FIELDS
+    from servewise.diagnose.advice_figures import ADVICE_FIELDS
 
     return ADVICE_FIELDS.get(advice or "", ())
 
@@ -563,7 +563,7 @@ def _shipped_rules() -> RuleSet:
 
 def load_rules(user_dir: Path | None = None) -> RuleSet:
     """The shipped rules plus the user folder's ``diagnose/*.toml`` (``$SERVEWISE_DATA_DIR``)."""
-    from servewise.knowledge.diagnose_tables import TABLE_FILES
+    from servewise.diagnose.tables import TABLE_FILES
 
     folder = user_data_dir() if user_dir is None else user_dir
     names = ("diagnose_categories.toml", *TABLE_FILES)

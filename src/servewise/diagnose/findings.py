@@ -9,25 +9,25 @@ fields are known, and how sure it is (:func:`confidence`).
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 
 from servewise.diagnose.advice import compute_advice
+from servewise.diagnose.advice_figures import flag_values
 from servewise.diagnose.attribute import Culprit, attribute, attribute_path
 from servewise.diagnose.classify import Classifier, Match, engine_name
 from servewise.diagnose.fields import known, render
 from servewise.diagnose.result import Evidence, FieldValue, Finding, Fix
+from servewise.diagnose.ruleset import CONTEXT_FIELDS, ENGINE_RUNTIME, Rule, RuleSet
 from servewise.diagnose.triage import explaining_signal
 from servewise.formats.logevents import Frame
-from servewise.knowledge.diagnose_advice import flag_values
-from servewise.knowledge.diagnose_rules import CONTEXT_FIELDS, ENGINE_RUNTIME, Rule, RuleSet
 
-if TYPE_CHECKING:
-    from servewise.diagnose.select import _Aggregate, _RunData
-
-__all__ = ["MAX_EVIDENCE", "Builder", "catalog_id", "confidence", "confidence_why", "first_text"]
+__all__ = ["MAX_EVIDENCE", "Aggregate", "Builder", "RunData", "catalog_id", "confidence",
+           "confidence_why", "first_text"]
 
 MAX_EVIDENCE = 6
+MAX_ERRORS = 5
+MAX_PROCESSES = 16
 TEXT_LIMIT = 400
 _SIGNAL_TEXT = 4096
 """How much of an unclassified error's text is searched for a knowledge-table entry."""
@@ -151,7 +151,7 @@ class Builder:
     """Findings from aggregates: culprit, values, advice, fix, confidence."""
 
     def __init__(self, rules: RuleSet, classifier: Classifier, gpu_total_gib: float | None,
-                 gpu_name: str | None, data: _RunData) -> None:
+                 gpu_name: str | None, data: RunData) -> None:
         self.rules = rules
         self.classifier = classifier
         self.gpu_total_gib = gpu_total_gib
@@ -248,7 +248,7 @@ class Builder:
                 out.append(command)
         return tuple(out)
 
-    def finding(self, aggregate: _Aggregate) -> Finding:
+    def finding(self, aggregate: Aggregate) -> Finding:
         """The finding of a cause or symptom aggregate."""
         rule = aggregate.rule
         match = aggregate.first
@@ -467,3 +467,66 @@ def _caller(match: Match, culprit: Culprit | None) -> str | None:
         elif inside and frame.function and not frame.function.startswith("<"):
             return frame.function
     return None
+
+
+@dataclass
+class Aggregate:
+    """What one rule matched in one engine run: its first match, counts, evidence, values."""
+
+    rule: Rule
+    first: Match
+    first_line: int
+    tier: int
+    count: int = 0
+    own: bool = False
+    wrapped: bool = False
+    phase_evidence: bool = False
+    processes: list[str] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+    fields: dict[str, FieldValue] = field(default_factory=dict)
+
+    def add(self, match: Match) -> None:
+        if not match.quoted:
+            self.count += match.event.repeated
+        if not match.quoted:
+            if not self.own:
+                self.first = match  # an own event says more than a wrapper's quote
+            self.own = True
+        else:
+            self.wrapped = True
+        self.phase_evidence = self.phase_evidence or match.phase_evidence
+        process = match.event.process
+        if not match.quoted and process not in self.processes and len(
+                self.processes) < MAX_PROCESSES:
+            self.processes.append(process)
+        for name, value in match.fields.items():
+            self.fields.setdefault(name, value)
+        if len(self.evidence) < MAX_EVIDENCE:
+            role = "quoted" if match.quoted else "match"
+            item = Evidence(*cited(match), process, role)
+            if all(e.line != item.line or e.text != item.text for e in self.evidence):
+                self.evidence.append(item)
+
+
+@dataclass
+class RunData:
+    """The bounded summary of one engine run: causes by rule, hints, wrappers, errors."""
+
+    causes: OrderedDict[str, Aggregate] = field(default_factory=OrderedDict)
+    hints: list[Match] = field(default_factory=list)
+    """Lines that read like errors but matched nothing and were not error-level (an excerpt
+    cut around the failure): if the log shows nothing else, the cause is missing from it."""
+    wrappers: list[Match] = field(default_factory=list)
+    wrapper_count: int = 0
+    errors: list[Match] = field(default_factory=list)
+    error_count: int = 0
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.causes or self.wrappers or self.errors)
+
+    def add_error(self, match: Match) -> None:
+        """Count an error no rule knows; keep the first few."""
+        self.error_count += 1
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append(match)

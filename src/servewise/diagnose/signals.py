@@ -30,7 +30,7 @@ One file per table::
 An entry matches by any of its ``names`` (as a word), ``messages`` (literal text), its
 ``code`` in one of the table's ``forms``, or its ``patterns`` (regular expressions whose named
 groups become fields; each must contain one of the entry's ``keywords`` or names or messages).
-:func:`~servewise.knowledge.diagnose_rules.signal_rule` turns each entry that names a
+:func:`~servewise.diagnose.ruleset.signal_rule` turns each entry that names a
 category into a low-precedence ``cause`` rule: a specific rule of ``knowledge/data/diagnose/``
 that matches the same event wins.
 An entry without a category only explains an unclassified error (its meaning, what to collect).
@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from servewise.diagnose.tables import LAYERS, bound
 from servewise.knowledge._load import (
     SHIPPED_PACKAGE,
     DataFileError,
@@ -52,7 +53,6 @@ from servewise.knowledge._load import (
     RawEntry,
     parse_toml,
 )
-from servewise.knowledge.diagnose_tables import LAYERS, bound
 from servewise.knowledge.patterns import required_literal
 
 __all__ = ["ALWAYS_FIELDS", "SIGNALS_FOLDER", "SIGNAL_PRECEDENCE", "Signal", "SignalTable",
