@@ -167,8 +167,20 @@ async def _check_model(pool: HttpPool, base: str, model: str) -> str | None:
                           hint="is the server up? check the URL and port, or raise "
                                "--read-timeout / --timeout for a slow server",
                           url=base) from None
-    if status != 200 or not isinstance(found, dict) or not isinstance(found.get("data"), list):
-        return None  # not every server lists models; the requests will tell
+    if status in (401, 403):
+        raise SourceError(f"{base}/v1/models answers {status}: the server wants a key",
+                          hint="pass --api-key (or the key the server was started with)",
+                          url=base, status=status)
+    if status != 200:
+        # an OpenAI-compatible engine (vLLM, SGLang, llama.cpp, TGI) always lists its models:
+        # anything else is another server, and a run against it would be stored as junk
+        raise SourceError(
+            f"{base}/v1/models answers {status}: this is not an OpenAI-compatible server "
+            "(or not the engine's port)",
+            hint="check the port (vLLM 8000, SGLang 30000) and any path prefix a proxy adds; "
+            "`curl URL/v1/models` must list the model", url=base, status=status)
+    if not isinstance(found, dict) or not isinstance(found.get("data"), list):
+        return None  # an odd listing: the requests will tell
     entries = [m for m in found["data"] if isinstance(m, dict)]
     listed = [m.get("id") for m in entries]
     if listed and model not in listed:
