@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from typer.testing import CliRunner
@@ -19,7 +20,7 @@ from servewise.cli import app
 class _NotFound(BaseHTTPRequestHandler):
     """Answers 404 to everything, as a web server or proxy on the wrong port does."""
 
-    hits: list[str] = []
+    hits: ClassVar[list[str]] = []
 
     def _answer(self) -> None:
         self.hits.append(f"{self.command} {self.path}")
