@@ -54,6 +54,8 @@ class ReadinessProbe:
         self.models: list[str] = []
         self.last_status: str | None = None
         """What the last failed call got (``GET /health: 503``), for the report."""
+        self.missing_route: str | None = None
+        """The route the last call found absent (a 404), e.g. ``/health``."""
         bracketed = f"[{host}]" if ":" in host else host
         self._client = httpx.Client(base_url=f"http://{bracketed}:{port}", timeout=_CALL_TIMEOUT,
                                     trust_env=False)
@@ -101,8 +103,25 @@ class ReadinessProbe:
             return None
         if response.status_code != 200:
             self.last_status = f"GET {path}: {response.status_code}"
+            self.missing_route = path if response.status_code == 404 else None
             return None
+        self.missing_route = None
         return response
+
+    def timeout_hint(self, log_path: object) -> str:
+        """What to do when the server was not ready in time, from where it stuck.
+
+        A 404 is an answer: something listens on the port but has no such route. vLLM and
+        SGLang serve ``/health`` and ``/v1/models`` from the moment their API server
+        listens, so a longer wait will not help: the port is another server's, the engine is
+        another one, or a proxy in front of it does not pass the route."""
+        if self.missing_route is not None:
+            return (f"the server on port {self.port} answers but has no {self.missing_route} "
+                    "route: the wrong port (another server listens there), an engine that is "
+                    "not vLLM or SGLang, or a proxy that does not pass the route; check "
+                    f"`curl -i http://{self.host}:{self.port}{self.missing_route}` and the "
+                    f"log {log_path}")
+        return f"raise --timeout if the engine is only slow; the log is {log_path}"
 
     def _ok(self, path: str, timeout: float = _CALL_TIMEOUT) -> bool:
         return self._get(path, timeout) is not None

@@ -404,8 +404,7 @@ class EngineRun:
                     where = probe.last_status or "nothing answered"
                     return self._end("timeout", f"not ready after {spec.timeout_s:g} s: stuck "
                                      f"at the {probe.stage} check ({where})", probe.stage,
-                                     hint="raise --timeout if the engine is only slow; the "
-                                     f"log is {spec.log_path}")
+                                     hint=probe.timeout_hint(spec.log_path))
                 if probe.step():
                     ready_s = round(time.monotonic() - self.started, 3)
                     self._stage("ready")
