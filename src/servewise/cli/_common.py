@@ -4,6 +4,12 @@ stdout carries data (``--json`` prints JSON there); stderr carries progress,
 warnings and errors. Exit codes: 0 fine, 1 the check failed, 2 bad usage or
 unreadable input. A command module defines its commands on :data:`app`;
 ``servewise.cli`` imports every module so they register.
+
+Errors have one boundary: a command body raises a :class:`~servewise.errors.ServewiseError`
+and never catches it to render it. The root group (:class:`_ErrorBoundary`) renders it with
+:func:`fail`, as JSON when the command was asked for JSON (the ``--json`` option records that
+through :func:`errors_as_json`); :func:`servewise.cli.run` renders whatever is raised
+outside a command (an error of the root's own options, a command without ``--json``).
 """
 
 from __future__ import annotations
@@ -13,15 +19,52 @@ import sys
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
+from typer.core import TyperGroup
 
 from servewise.errors import ServewiseError
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from typer._click import Context as ClickContext
 
     from servewise.store import Store
 
+JSON_ERRORS = "servewise.errors_as_json"
+"""The key in the click context's ``meta`` (shared by a command and its parents) that says
+whether the running command renders its errors as JSON."""
+
+
+def errors_as_json(ctx: typer.Context, as_json: bool) -> bool:
+    """Record that the running command's errors render as JSON (``as_json``) or as text.
+
+    The callback of the shared ``--json`` option; a command with another way to ask for JSON
+    (``--format json``) calls it again with the answer. Returns ``as_json``.
+    """
+    ctx.meta[JSON_ERRORS] = as_json
+    return as_json
+
+
+class _ErrorBoundary(TyperGroup):
+    """The root group: renders a :class:`ServewiseError` of any command, once, for all.
+
+    The error is rendered as :func:`fail` renders it (JSON on stdout with ``--json``, else
+    text on stderr) and the command ends with its exit code. A command that never recorded
+    how to render errors (it has no ``--json``) lets the error through to
+    :func:`servewise.cli.run`, which renders it from the raw arguments.
+    """
+
+    def invoke(self, ctx: ClickContext) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ServewiseError as error:
+            as_json = ctx.meta.get(JSON_ERRORS)
+            if as_json is None:
+                raise
+            fail(error, bool(as_json))
+
+
 app = typer.Typer(
+    cls=_ErrorBoundary,
     name="servewise",
     help="Get a large language model serving on your GPUs with vLLM or SGLang, "
     "right the first time.",
@@ -73,8 +116,11 @@ def err() -> Console:
 
 
 def emit_json(data: Any) -> None:
-    """Print ``data`` as indented JSON on stdout."""
-    sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    """Print ``data`` as indented JSON on stdout, every secret masked
+    (:func:`~servewise.formats.redact.redact_data`)."""
+    from servewise.formats.redact import redact_data
+
+    sys.stdout.write(json.dumps(redact_data(data), indent=2) + "\n")
 
 
 def fail(error: ServewiseError, as_json: bool) -> NoReturn:
@@ -111,12 +157,17 @@ def render_error(error: ServewiseError, as_json: bool) -> int:
 
 
 def say(label: str, style: str, text: str) -> None:
-    """One labelled line on stderr; the text is data, never read as markup."""
+    """One labelled line on stderr; the text is data, never read as markup, never a secret
+    (masked) nor a terminal escape sequence (removed)."""
     from rich.text import Text
 
+    from servewise.formats.redact import redact_text, terminal_safe
+
+    text = terminal_safe(redact_text(text))
     err().print(Text.assemble((f"{label}:", style), " ", text), highlight=False)
 
 
 __all__ = [
-    "app", "emit_json", "err", "fail", "open_store", "out", "render_error", "say",
+    "JSON_ERRORS", "app", "emit_json", "err", "errors_as_json", "fail", "open_store", "out",
+    "render_error", "say",
 ]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from servewise.cli._common import app, emit_json, err, fail, out, say
+from servewise.cli._common import app, emit_json, err, out, say
 from servewise.cli.options import JsonOption
 from servewise.errors import ServewiseError, StoreError, UsageError
 
@@ -246,44 +246,41 @@ def bench(
     from servewise.bench.run import BenchConfig, run_bench
     from servewise.bench.workload import WorkloadSpec
 
-    try:
-        # Checked before the first request: a bad path must not cost a finished run.
-        if output is not None:
-            check_target(output, "--output")
-        if plot is not None:
-            check_plot(plot)
-        if (dataset is None) == (isl is None) or (isl is not None and osl is None):
-            raise UsageError("give --isl N --osl N (random prompts) or --dataset FILE",
-                             hint="e.g. --isl 1024 --osl 128")
-        if num_prompts is not None and duration is not None:
-            raise UsageError("give --num-prompts or --duration, not both",
-                             hint="--num-prompts counts requests; --duration counts seconds")
-        if endpoint not in (None, "completions", "chat"):
-            raise UsageError(f"--endpoint is completions or chat, found {endpoint!r}",
-                             hint="--endpoint chat sends /v1/chat/completions")
-        config = BenchConfig(
-            url=url, model=model,
-            workload=WorkloadSpec(isl=isl, osl=osl, dataset=dataset, range_ratio=range_ratio,
-                                  prefix_len=prefix_len, num_prefixes=num_prefixes),
-            levels=parse_levels(concurrency, rate, burstiness) if sla is None else (),
-            endpoint=endpoint,  # type: ignore[arg-type]
-            num_prompts=num_prompts, duration_s=duration, warmup=warmup, gpus=gpus,
-            tokenizer=tokenizer, slos_ms=parse_slos(slo or []), seed=seed,
-            ignore_eos=ignore_eos, min_tokens=min_tokens, continuous_usage=continuous_usage,
-            token_ids=token_ids, temperature=temperature, extra_body=_extra_body(extra_body),
-            connect_timeout_s=connect_timeout, read_timeout_s=read_timeout, api_key=api_key,
-            timeout_s=timeout, server_metrics=server_metrics,
-        )
-        if sla is not None:
-            from servewise.cli.bench_sla import run_sla
+    # Checked before the first request: a bad path must not cost a finished run.
+    if output is not None:
+        check_target(output, "--output")
+    if plot is not None:
+        check_plot(plot)
+    if (dataset is None) == (isl is None) or (isl is not None and osl is None):
+        raise UsageError("give --isl N --osl N (random prompts) or --dataset FILE",
+                         hint="e.g. --isl 1024 --osl 128")
+    if num_prompts is not None and duration is not None:
+        raise UsageError("give --num-prompts or --duration, not both",
+                         hint="--num-prompts counts requests; --duration counts seconds")
+    if endpoint not in (None, "completions", "chat"):
+        raise UsageError(f"--endpoint is completions or chat, found {endpoint!r}",
+                         hint="--endpoint chat sends /v1/chat/completions")
+    config = BenchConfig(
+        url=url, model=model,
+        workload=WorkloadSpec(isl=isl, osl=osl, dataset=dataset, range_ratio=range_ratio,
+                              prefix_len=prefix_len, num_prefixes=num_prefixes),
+        levels=parse_levels(concurrency, rate, burstiness) if sla is None else (),
+        endpoint=endpoint,  # type: ignore[arg-type]
+        num_prompts=num_prompts, duration_s=duration, warmup=warmup, gpus=gpus,
+        tokenizer=tokenizer, slos_ms=parse_slos(slo or []), seed=seed,
+        ignore_eos=ignore_eos, min_tokens=min_tokens, continuous_usage=continuous_usage,
+        token_ids=token_ids, temperature=temperature, extra_body=_extra_body(extra_body),
+        connect_timeout_s=connect_timeout, read_timeout_s=read_timeout, api_key=api_key,
+        timeout_s=timeout, server_metrics=server_metrics,
+    )
+    if sla is not None:
+        from servewise.cli.bench_sla import run_sla
 
-            run_sla(config, sla, concurrency, rate, burstiness, sla_max, sla_step, sla_runs,
-                    as_json=as_json, store=not no_store, output=output, plot=plot,
-                    display=_Display)
-        with _Display() as display:
-            result = run_bench(config, progress=display)
-    except ServewiseError as error:
-        fail(error, as_json)
+        run_sla(config, sla, concurrency, rate, burstiness, sla_max, sla_step, sla_runs,
+                as_json=as_json, store=not no_store, output=output, plot=plot,
+                display=_Display)
+    with _Display() as display:
+        result = run_bench(config, progress=display)
     # The run is finished: keep it first, whatever fails after.
     if not no_store:
         _store_run(result)
@@ -353,36 +350,33 @@ def runs(
     """The benchmark runs kept in the local store: a list, or one run's results."""
     from servewise.store import Store
 
-    try:
-        with Store() as store:
-            if run_id is None:
-                documents = store.bench_runs(limit)
-                from servewise.cli import launch as launches  # launch/search rows
-                if as_json:
-                    emit_json([{key: d.get(key) for key in ("run_id", "created_at", "url",
-                                                             "model", "endpoint")}
-                               | {"levels": len(d.get("results", []))} for d in documents]
-                              + launches.runs_listing(store, limit))
-                    return
-                from servewise.render.bench import runs_table
-
-                out().print(runs_table(documents))
-                launches.print_runs(store, limit)
+    with Store() as store:
+        if run_id is None:
+            documents = store.bench_runs(limit)
+            from servewise.cli import launch as launches  # launch/search rows
+            if as_json:
+                emit_json([{key: d.get(key) for key in ("run_id", "created_at", "url",
+                                                         "model", "endpoint")}
+                           | {"levels": len(d.get("results", []))} for d in documents]
+                          + launches.runs_listing(store, limit))
                 return
-            document = store.bench_run(run_id)
-            if document is None:
-                from servewise.cli import launch as launches  # a launch or a search id
-                if launches.show_run(store, run_id, as_json):
-                    return
-                raise UsageError(f"no benchmark run {run_id!r} in the store",
-                                 hint="`servewise runs` lists the stored runs")
-            records = store.bench_requests(run_id) if (requests or plot) else []
-        if plot is not None:
-            from servewise.bench.plot import write_plot
+            from servewise.render.bench import runs_table
 
-            write_plot(document, records, plot)
-    except ServewiseError as error:
-        fail(error, as_json)
+            out().print(runs_table(documents))
+            launches.print_runs(store, limit)
+            return
+        document = store.bench_run(run_id)
+        if document is None:
+            from servewise.cli import launch as launches  # a launch or a search id
+            if launches.show_run(store, run_id, as_json):
+                return
+            raise UsageError(f"no benchmark run {run_id!r} in the store",
+                             hint="`servewise runs` lists the stored runs")
+        records = store.bench_requests(run_id) if (requests or plot) else []
+    if plot is not None:
+        from servewise.bench.plot import write_plot
+
+        write_plot(document, records, plot)
     if as_json:
         emit_json({**document, "requests": records} if requests else document)
         return

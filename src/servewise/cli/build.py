@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from servewise.cli._common import app, emit_json, err, fail, open_store, out, say
+from servewise.cli._common import app, emit_json, err, open_store, out, say
 from servewise.cli.options import (
     GpuOption,
     IndexUrlOption,
@@ -22,7 +22,7 @@ from servewise.cli.options import (
     gpu_spec,
     source_options,
 )
-from servewise.errors import ServewiseError, UsageError
+from servewise.errors import UsageError
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -130,11 +130,8 @@ def inspect(
     no_cache: NoCacheOption = False,
 ) -> None:
     """List every CUDA-bearing library of a build: SASS, PTX and JIT-dispatch archs, provenance."""
-    try:
-        report = _scan(ref, no_cache, as_json,
-                       source_options(platform, insecure, index_url, timeout))
-    except ServewiseError as error:
-        fail(error, as_json)
+    report = _scan(ref, no_cache, as_json,
+                   source_options(platform, insecure, index_url, timeout))
     from servewise.inspect.engine_core import build_evidence
 
     evidence = build_evidence(report)
@@ -179,14 +176,11 @@ def gate(
     """Does each library of a build have code for this GPU? Exit 1 when a required one lacks it."""
     from servewise.inspect.gate import gate as run_gate
 
-    try:
-        device = _catalog_gpu(gpu)
-        report = _scan(ref, no_cache, as_json,
-                       source_options(platform, insecure, index_url, timeout))
-        result = run_gate(report, device, require=tuple(require or ()), model=model,
-                          strict=strict)
-    except ServewiseError as error:
-        fail(error, as_json)
+    device = _catalog_gpu(gpu)
+    report = _scan(ref, no_cache, as_json,
+                   source_options(platform, insecure, index_url, timeout))
+    result = run_gate(report, device, require=tuple(require or ()), model=model,
+                      strict=strict)
     if as_json:
         emit_json({**result.to_dict(), **source_summary(report)})
     else:
@@ -230,10 +224,7 @@ def gpus(as_json: JsonOption = False) -> None:
     """The GPU catalog: names you can pass to --gpu, compute capability, memory."""
     from servewise.knowledge.gpus import load_gpu_catalog
 
-    try:
-        catalog = load_gpu_catalog()
-    except ServewiseError as error:
-        fail(error, as_json)
+    catalog = load_gpu_catalog()
     if as_json:
         emit_json([gpu.to_dict() for gpu in catalog.all()])
         return

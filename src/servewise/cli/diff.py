@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from servewise.cli._common import app, emit_json, fail, out
+from servewise.cli._common import app, emit_json, out
 from servewise.cli.build import _catalog_gpu, _warn_notes, scan_all
 from servewise.cli.options import (
     IndexUrlOption,
@@ -18,7 +18,6 @@ from servewise.cli.options import (
     TimeoutOption,
     source_options,
 )
-from servewise.errors import ServewiseError
 
 BuildArgument = Annotated[str, typer.Argument(
     help="An engine build: anything `servewise inspect` reads (a .so/.cubin file, a folder or "
@@ -46,13 +45,10 @@ def diff(
     """
     from servewise.inspect.diff import diff_builds
 
-    try:
-        device = _catalog_gpu(gpu) if gpu is not None else None
-        report_a, report_b = scan_all([a, b], no_cache, as_json,
-                                      source_options(platform, insecure, index_url, timeout))
-        result = diff_builds(report_a, report_b, gpu=device)
-    except ServewiseError as error:
-        fail(error, as_json)
+    device = _catalog_gpu(gpu) if gpu is not None else None
+    report_a, report_b = scan_all([a, b], no_cache, as_json,
+                                  source_options(platform, insecure, index_url, timeout))
+    result = diff_builds(report_a, report_b, gpu=device)
     if as_json:
         emit_json(result.to_dict())
     else:

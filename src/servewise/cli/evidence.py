@@ -17,9 +17,9 @@ import typer
 import typer.core
 import typer.main
 
-from servewise.cli._common import app, emit_json, fail, out, say
+from servewise.cli._common import app, emit_json, out, say
 from servewise.cli.options import JsonOption, OptionalGpuOption
-from servewise.errors import ServewiseError, UsageError
+from servewise.errors import UsageError
 
 __all__ = ["accuracy", "report", "save_recipe"]
 
@@ -54,26 +54,23 @@ def accuracy(
     )
     from servewise.store import Store
 
-    try:
-        with Store() as store:
-            samples, skipped = launch_samples(store, limit)
-        if logs is not None:
-            if not logs.is_dir():
-                raise UsageError(f"--logs {logs}: not a folder", found=str(logs),
-                                 hint="give the folder that holds the saved engine logs")
-            more, left = log_samples(logs, gpu)
-            samples, skipped = samples + more, skipped + left
-        document = accuracy_report(samples, skipped)
-        if export is not None:
-            lines = [json.dumps(corpus_record(sample), sort_keys=True) for sample in samples]
-            try:
-                export.write_text("".join(line + "\n" for line in lines), "utf-8")
-            except OSError as error:
-                raise UsageError(f"cannot write {export}: {error.strerror or error}",
-                                 found=str(export)) from None
-            document["exported"] = {"file": str(export), "records": len(lines)}
-    except ServewiseError as error:
-        fail(error, as_json)
+    with Store() as store:
+        samples, skipped = launch_samples(store, limit)
+    if logs is not None:
+        if not logs.is_dir():
+            raise UsageError(f"--logs {logs}: not a folder", found=str(logs),
+                             hint="give the folder that holds the saved engine logs")
+        more, left = log_samples(logs, gpu)
+        samples, skipped = samples + more, skipped + left
+    document = accuracy_report(samples, skipped)
+    if export is not None:
+        lines = [json.dumps(corpus_record(sample), sort_keys=True) for sample in samples]
+        try:
+            export.write_text("".join(line + "\n" for line in lines), "utf-8")
+        except OSError as error:
+            raise UsageError(f"cannot write {export}: {error.strerror or error}",
+                             found=str(export)) from None
+        document["exported"] = {"file": str(export), "records": len(lines)}
     if as_json:
         emit_json(document)
     else:
@@ -133,22 +130,19 @@ def report(
     from servewise.render.report import gather, render_report
     from servewise.store import Store
 
-    try:
-        if format not in ("markdown", "html"):
-            raise UsageError(f"--format {format!r}: expected markdown or html", found=format,
-                             hint="give --format markdown or --format html")
-        with Store() as store:
-            trail = gather(store, run_id, bench or None)
-        page = render_report(trail, format)
-        if output is not None:
-            try:
-                output.write_text(page, "utf-8")
-            except OSError as error:
-                raise UsageError(f"cannot write {output}: {error.strerror or error}",
-                                 found=str(output), hint="give --output a writable path"
-                                 ) from None
-    except ServewiseError as error:
-        fail(error, as_json)
+    if format not in ("markdown", "html"):
+        raise UsageError(f"--format {format!r}: expected markdown or html", found=format,
+                         hint="give --format markdown or --format html")
+    with Store() as store:
+        trail = gather(store, run_id, bench or None)
+    page = render_report(trail, format)
+    if output is not None:
+        try:
+            output.write_text(page, "utf-8")
+        except OSError as error:
+            raise UsageError(f"cannot write {output}: {error.strerror or error}",
+                             found=str(output), hint="give --output a writable path"
+                             ) from None
     if as_json:
         emit_json({"run_id": run_id, "format": format,
                    "output": str(output) if output else None,
@@ -193,40 +187,37 @@ def save_recipe(run_id: str, benches: list[str], gpu: str | None, model: str | N
     from servewise.recipes.save import recipe_from_run, write_recipe
     from servewise.store import Store
 
-    try:
-        with Store() as store:
-            launch = store.launch(run_id)
-            if launch is None:
-                raise UsageError(f"no launch {run_id!r} in the store", found=run_id,
-                                 hint="`servewise runs` lists launches and their ids")
-            documents = []
-            for ident in benches:
-                found = store.bench_run(ident)
-                if found is None:
-                    raise UsageError(f"no benchmark run {ident!r} in the store", found=ident,
-                                     hint="`servewise runs` lists the benchmark runs")
-                documents.append(found)
-        engine = launch.get("engine")
-        args = engine_args(launch.get("argv") or [], engine)
-        device = _nvml()
-        count = None
-        name = gpu
-        if name is None and device.get("gpu_name"):
-            name = device["gpu_name"]
-        if name is None:
-            name = launch.get("gpu") or ((launch.get("prediction") or {}).get("gpu") or {}).get(
-                "gpu_id")
-        if name is not None and ":" in name:
-            name, count = split_gpu_count(name)
-        if count is None:
-            read = from_argv(engine or "vllm", args)
-            count = (read.tensor_parallel_size or 1) * (read.pipeline_parallel_size or 1)
-        saved = recipe_from_run(launch, engine_args=args, benches=documents, gpu=name,
-                                gpu_count=count, model=model, who=getpass.getuser(),
-                                device=device)
-        write_recipe(saved)
-    except ServewiseError as error:
-        fail(error, as_json)
+    with Store() as store:
+        launch = store.launch(run_id)
+        if launch is None:
+            raise UsageError(f"no launch {run_id!r} in the store", found=run_id,
+                             hint="`servewise runs` lists launches and their ids")
+        documents = []
+        for ident in benches:
+            found = store.bench_run(ident)
+            if found is None:
+                raise UsageError(f"no benchmark run {ident!r} in the store", found=ident,
+                                 hint="`servewise runs` lists the benchmark runs")
+            documents.append(found)
+    engine = launch.get("engine")
+    args = engine_args(launch.get("argv") or [], engine)
+    device = _nvml()
+    count = None
+    name = gpu
+    if name is None and device.get("gpu_name"):
+        name = device["gpu_name"]
+    if name is None:
+        name = launch.get("gpu") or ((launch.get("prediction") or {}).get("gpu") or {}).get(
+            "gpu_id")
+    if name is not None and ":" in name:
+        name, count = split_gpu_count(name)
+    if count is None:
+        read = from_argv(engine or "vllm", args)
+        count = (read.tensor_parallel_size or 1) * (read.pipeline_parallel_size or 1)
+    saved = recipe_from_run(launch, engine_args=args, benches=documents, gpu=name,
+                            gpu_count=count, model=model, who=getpass.getuser(),
+                            device=device)
+    write_recipe(saved)
     if as_json:
         emit_json(saved.to_dict())
         return

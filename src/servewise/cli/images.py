@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from servewise.cli._common import app, emit_json, fail, out, say
+from servewise.cli._common import app, emit_json, out, say
 from servewise.cli.build import _catalog_gpu, stored
 from servewise.cli.options import (
     IndexUrlOption,
@@ -19,7 +19,6 @@ from servewise.cli.options import (
     network_deadline,
     source_options,
 )
-from servewise.errors import ServewiseError
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -46,12 +45,9 @@ def tags(
     """A repository's tags with their created dates (from each config blob), oldest first."""
     from servewise.inspect.tags import list_tags
 
-    try:
-        with stored(no_cache) as store:
-            listed = list_tags(repo, match=match, platform=platform, insecure=insecure,
-                               store=store, deadline=network_deadline(timeout))
-    except ServewiseError as error:
-        fail(error, as_json)
+    with stored(no_cache) as store:
+        listed = list_tags(repo, match=match, platform=platform, insecure=insecure,
+                           store=store, deadline=network_deadline(timeout))
     if as_json:
         emit_json(listed.to_dict())
         return
@@ -105,27 +101,24 @@ def bisect(
     from servewise.inspect.bisect import bisect as run_bisect
     from servewise.inspect.series import series_for
 
-    try:
-        device = _catalog_gpu(gpu) if gpu else None
-        predicate = Predicate(gpu=device, require=tuple(require or ()), model=model,
-                              jit_arch=jit_arch)
-        options = source_options(platform, insecure, index_url, timeout)
-        with stored(no_cache) as store:
-            series = series_for(refs, match=match, options=options, store=store)
-            for note in series.notes:
+    device = _catalog_gpu(gpu) if gpu else None
+    predicate = Predicate(gpu=device, require=tuple(require or ()), model=model,
+                          jit_arch=jit_arch)
+    options = source_options(platform, insecure, index_url, timeout)
+    with stored(no_cache) as store:
+        series = series_for(refs, match=match, options=options, store=store)
+        for note in series.notes:
+            say("note", "dim", note)
+        chosen = between(series.candidates, good, bad)
+        if not as_json:
+            say("bisect", "cyan", f"{len(chosen)} builds, oldest first {series.order}; "
+                f"judging at most {_max(len(chosen))}: {predicate.describe()}")
+        result = run_bisect(chosen, predicate, store=store,
+                            progress=None if as_json else _show_probe,
+                            order=series.order, options=options)
+        if not as_json:
+            for note in result.notes:
                 say("note", "dim", note)
-            chosen = between(series.candidates, good, bad)
-            if not as_json:
-                say("bisect", "cyan", f"{len(chosen)} builds, oldest first {series.order}; "
-                    f"judging at most {_max(len(chosen))}: {predicate.describe()}")
-            result = run_bisect(chosen, predicate, store=store,
-                                progress=None if as_json else _show_probe,
-                                order=series.order, options=options)
-            if not as_json:
-                for note in result.notes:
-                    say("note", "dim", note)
-    except ServewiseError as error:
-        fail(error, as_json)
     if as_json:
         emit_json(result.to_dict())
     else:

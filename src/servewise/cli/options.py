@@ -10,12 +10,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from servewise.cli._common import errors_as_json
+
 if TYPE_CHECKING:
     from servewise.knowledge.gpus import GpuSpec
     from servewise.sources import SourceOptions
     from servewise.sources.deadline import Deadline
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON to stdout.")]
+# The callback tells the error boundary (servewise.cli._common) to render errors as JSON too.
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON to stdout.",
+                                          callback=errors_as_json)]
 
 GPU_HELP = ("GPU name and how many per node, NAME[:COUNT]: h200:8, rtx-pro-6000:2, b200 "
             "(`servewise gpus` lists the names).")

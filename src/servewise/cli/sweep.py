@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from servewise.cli._common import app, emit_json, fail, open_store, say
+from servewise.cli._common import app, emit_json, open_store, say
 from servewise.cli.options import JsonOption
 from servewise.errors import ServewiseError, StoreError, UsageError
 
@@ -162,36 +162,33 @@ def sweep(
     )
     from servewise.sweep.results import check_plot_path, markdown, sweep_document
 
-    try:
-        if plan_file is not None:
-            given = [flag for flag, value in (("--config", config), ("--isl", isl),
-                                              ("--osl", osl), ("--concurrency", concurrency),
-                                              ("--rate", rate), ("--sla", sla),
-                                              ("--num-prompts", num_prompts),
-                                              ("--model", model), ("--gpus", gpus)) if value]
-            if given:
-                raise UsageError(f"give a plan file or {', '.join(given)}, not both",
-                                 hint="put the configurations and workloads in the plan "
-                                 "(model: and gpus: apply to every configuration)")
-            plan = load_plan(plan_file)
-        else:
-            plan = plan_from_flags(config or [], isl, osl, concurrency, rate,
-                                   num_prompts=num_prompts, sla=sla, model=model, gpus=gpus,
-                                   timeout_s=timeout)
-        if k8s is not None:
-            _render_k8s(plan, k8s, image, bench_image, namespace, as_json)
-        if plot is not None:
-            check_plot_path(plot)
-        if markdown_file is not None:
-            from servewise.bench.plot import check_target
+    if plan_file is not None:
+        given = [flag for flag, value in (("--config", config), ("--isl", isl),
+                                          ("--osl", osl), ("--concurrency", concurrency),
+                                          ("--rate", rate), ("--sla", sla),
+                                          ("--num-prompts", num_prompts),
+                                          ("--model", model), ("--gpus", gpus)) if value]
+        if given:
+            raise UsageError(f"give a plan file or {', '.join(given)}, not both",
+                             hint="put the configurations and workloads in the plan "
+                             "(model: and gpus: apply to every configuration)")
+        plan = load_plan(plan_file)
+    else:
+        plan = plan_from_flags(config or [], isl, osl, concurrency, rate,
+                               num_prompts=num_prompts, sla=sla, model=model, gpus=gpus,
+                               timeout_s=timeout)
+    if k8s is not None:
+        _render_k8s(plan, k8s, image, bench_image, namespace, as_json)
+    if plot is not None:
+        check_plot_path(plot)
+    if markdown_file is not None:
+        from servewise.bench.plot import check_target
 
-            check_target(markdown_file, "--markdown")
-        store = open_store(False, "runs are not recorded")
-        store_dir = (store.path if store is not None else default_path()).parent
-        path = state or default_state_path(plan.source, plan.key, store_dir)
-        sweep_state = SweepState.open(path, plan.to_dict(), fresh=fresh)
-    except ServewiseError as error:
-        fail(error, as_json)
+        check_target(markdown_file, "--markdown")
+    store = open_store(False, "runs are not recorded")
+    store_dir = (store.path if store is not None else default_path()).parent
+    path = state or default_state_path(plan.source, plan.key, store_dir)
+    sweep_state = SweepState.open(path, plan.to_dict(), fresh=fresh)
     keep_run, keep_launch = _store_callbacks(store)
     options = SweepOptions(log_dir=store_dir / "launches", check=not no_check,
                            retry_failed=retry_failed, bench_timeout_s=bench_timeout)
@@ -200,26 +197,25 @@ def sweep(
     say("sweep", "bold", f"{len(plan.configurations)} configuration(s) x "
         f"{len(plan.workloads)} workload(s); state {sweep_state.path}")
     status = "done"
-    with _Display() as display, _sigterm_as_interrupt():
-        sink = LocalSink(sweep_state, on_event=_event, on_line=_echo if verbose else None,
-                         on_progress=display, store_run=keep_run, store_launch=keep_launch)
-        try:
-            if ray is not None:
-                from servewise.sweep.ray_exec import run_sweep_on_ray
+    try:
+        with _Display() as display, _sigterm_as_interrupt():
+            sink = LocalSink(sweep_state, on_event=_event, on_line=_echo if verbose else None,
+                             on_progress=display, store_run=keep_run, store_launch=keep_launch)
+            try:
+                if ray is not None:
+                    from servewise.sweep.ray_exec import run_sweep_on_ray
 
-                run_sweep_on_ray(ray, plan, sweep_state, options, sink, resource=ray_resource)
-            else:
-                run_sweep(plan, sweep_state, options, sink)
-        except KeyboardInterrupt:
-            status = "interrupted"
-            say("interrupted", "bold red", "the finished cells are kept; run the same "
-                "command again to resume")
-        except ServewiseError as error:
-            if store is not None:
-                store.close()
-            fail(error, as_json)
-    if store is not None:
-        store.close()
+                    run_sweep_on_ray(ray, plan, sweep_state, options, sink,
+                                     resource=ray_resource)
+                else:
+                    run_sweep(plan, sweep_state, options, sink)
+            except KeyboardInterrupt:
+                status = "interrupted"
+                say("interrupted", "bold red", "the finished cells are kept; run the same "
+                    "command again to resume")
+    finally:  # an error of the sweep is rendered by the CLI's boundary, the store closed
+        if store is not None:
+            store.close()
     document = sweep_document(plan, sweep_state, status)
     text = markdown(document)
     late = _write_files(document, text, markdown_file, plot)

@@ -6,9 +6,8 @@ from typing import Annotated
 
 import typer
 
-from servewise.cli._common import app, emit_json, fail, out
+from servewise.cli._common import app, emit_json, out
 from servewise.cli.options import JsonOption
-from servewise.errors import ServewiseError
 
 
 @app.command("version")
@@ -23,10 +22,7 @@ def version(
     """Read an engine version string or image tag: release, pre/dev, commit, build date."""
     from servewise.knowledge.version_reading import read_version
 
-    try:
-        reading = read_version(text)
-    except ServewiseError as error:
-        fail(error, as_json)
+    reading = read_version(text)
     if as_json:
         emit_json(reading.to_dict())
         return
