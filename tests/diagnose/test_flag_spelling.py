@@ -57,3 +57,39 @@ def test_a_setting_sglang_lacks_takes_its_counterpart() -> None:
     assert sglang["flag_max_model_len"] == "--context-length"
     assert flag_values("vllm")["flag_gpu_memory_utilization"] == "--gpu-memory-utilization"
     assert flag_values("tgi") == flag_values("vllm")  # another engine: vLLM's spellings
+
+
+# A watchdog timeout after the ranks had talked (DST008): the timeout to raise is the engine's
+# own setting (issue 28, item 9: a vLLM log was told SGLang's --dist-timeout).
+VLLM_WATCHDOG = """\
+INFO 03-04 10:00:00 [api_server.py:1805] vLLM API server version 0.19.0
+(VllmWorker rank=1 pid=2978) [rank1]:[E1203 07:25:44.417115665 ProcessGroupNCCL.cpp:632] \
+[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, \
+NumelIn=1024, NumelOut=1024, Timeout(ms)=600000) ran for 600041 milliseconds before timing out.
+"""
+
+SGLANG_WATCHDOG = """\
+[2025-05-02 10:11:12 TP0] Load weight begin. avail mem=78.50 GB
+[rank1]:[E1203 07:25:44.417115665 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught \
+collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1024, \
+NumelOut=1024, Timeout(ms)=600000) ran for 600041 milliseconds before timing out.
+"""
+
+
+def _watchdog_fix(log: str, engine: str) -> str:
+    root = diagnose_text(log).root_cause
+    assert root is not None and root.rule == "DST008", root
+    assert root.extracted["engine"] == engine
+    return " ".join(root.fix.steps)
+
+
+def test_a_vllm_watchdog_timeout_names_vllms_own_timeout() -> None:
+    text = _watchdog_fix(VLLM_WATCHDOG, "vllm")
+    assert "--distributed-timeout-seconds" in text
+    assert "--dist-timeout" not in text
+
+
+def test_an_sglang_watchdog_timeout_names_sglangs_own_timeout() -> None:
+    text = _watchdog_fix(SGLANG_WATCHDOG, "sglang")
+    assert "--dist-timeout" in text
+    assert "--distributed-timeout-seconds" not in text

@@ -61,8 +61,8 @@ def new_scanner(*, rules: RuleSet | None = None, gpu: GpuSpec | Gpu | None = Non
     The memory is the total the engine sees (the driver's figure where the catalog has it),
     the one its fractions are taken of.
 
-    ``matcher`` picks the pre-filter's matcher (``hyperscan`` or ``aho-corasick``; default: the fastest
-    installed).
+    ``matcher`` picks the pre-filter's matcher (``hyperscan`` or ``aho-corasick``; default:
+    the fastest installed).
     """
     total_gib, name = _gpu_memory(gpu)
     return LogScanner(

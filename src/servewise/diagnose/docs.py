@@ -54,7 +54,8 @@ def rule_to_dict(rule: Rule) -> dict[str, Any]:
         "phase": rule.phase,
         "fix": [
             {"text": f.text, "when": list(f.when), "unless": list(f.unless),
-             "flags": dict(f.flags), "env": dict(f.env)}
+             "flags": dict(f.flags), "env": dict(f.env),
+             **({"engines": list(f.engines)} if f.engines else {})}
             for f in rule.fixes
         ],
         "related": list(rule.related),
@@ -138,6 +139,8 @@ def rule_page(rule: Rule, rules: RuleSet) -> str:
             conditions.append("when " + ", ".join(f"`{n}`" for n in step.when) + " known")
         if step.unless:
             conditions.append("unless " + ", ".join(f"`{n}`" for n in step.unless))
+        if step.engines:
+            conditions.append("for a log of " + ", ".join(f"`{n}`" for n in step.engines))
         suffix = f" *({'; '.join(conditions)})*" if conditions else ""
         lines.append(f"- {step.text}{suffix}")
         for key, value in (*step.flags, *step.env):

@@ -205,23 +205,29 @@ class Builder:
                                      self.gpu_total_gib))
         return values
 
-    def _fix(self, rule: Rule, known_values: dict[str, FieldValue]) -> tuple[Fix, bool]:
+    def _fix(self, rule: Rule, known_values: dict[str, FieldValue],
+             engine_known: bool = True) -> tuple[Fix, bool]:
+        """The fix steps whose fields are known; a step for some engines only shows for a log
+        of one of them (``unknown``: a log that does not name its engine)."""
         values: dict[str, FieldValue] = {**_PLACEHOLDERS, **known_values}
-        fix, complete = self._steps(rule, values, set())
+        engine = str(values.get("engine")) if engine_known else "unknown"
+        fix, complete = self._steps(rule, values, set(), engine)
         if not fix.steps:
             # What attribution added (the API, the caller, the phase) only refines a step: a
             # step it ruled out is still better than no fix at all.
-            fix, complete = self._steps(rule, values, CONTEXT_FIELDS)
+            fix, complete = self._steps(rule, values, CONTEXT_FIELDS, engine)
         return fix, complete
 
     @staticmethod
     def _steps(rule: Rule, values: dict[str, FieldValue],
-               ignored: set[str] | frozenset[str]) -> tuple[Fix, bool]:
+               ignored: set[str] | frozenset[str], engine: str) -> tuple[Fix, bool]:
         steps: list[str] = []
         flags: dict[str, str] = {}
         env: dict[str, str] = {}
         complete = True
         for step in rule.fixes:
+            if step.engines and engine not in step.engines:
+                continue
             if any(known(values, name) for name in step.unless if name not in ignored):
                 continue
             if not all(known(values, name) for name in step.when):
@@ -281,7 +287,7 @@ class Builder:
             except (KeyError, ValueError, IndexError):
                 library = engine[0]
         values["library"] = library
-        fix, complete = self._fix(rule, values)
+        fix, complete = self._fix(rule, values, engine[1])
         evidence = [*aggregate.evidence, *_frame_evidence(match, culprit)]
         evidence.extend(self._wrapper_evidence(after=aggregate.first_line))
         extracted = _extracted(values, engine)

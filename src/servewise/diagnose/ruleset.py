@@ -77,6 +77,9 @@ an out-of-memory error in vLLM, SGLang or TGI is PyTorch's caching allocator's, 
 TensorRT-LLM its own runtime's (also in its PyTorch backend, as its issues label it:
 NVIDIA/TensorRT-LLM#6281), in llama.cpp ggml's backend's."""
 
+FIX_ENGINES = (*ENGINE_RUNTIME, "unknown")
+"""What a fix step's ``engines`` may name: an engine, or ``unknown`` (a log that names none)."""
+
 CONTEXT_FIELDS = frozenset({"api", "caller", "phase", "engine_version"})
 """Fields the diagnosis adds when it knows them (attribution, phase, version)."""
 
@@ -88,7 +91,7 @@ FIELDS = frozenset({
     "defers_to", "cut",
 })
 _SIGNATURE_FIELDS = {"pattern", "library", "engine"}
-_FIX_FIELDS = {"text", "when", "unless", "flags", "env"}
+_FIX_FIELDS = {"text", "when", "unless", "flags", "env", "engines"}
 _ID = re.compile(r"^[A-Z]{3}\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _ENGINE = re.compile(r"^[a-z][\w.-]*?(?:(?:==|>=|<=|<|>|!=)[\w.*+-]+(?:,(?:==|>=|<=|<|>|!=)"
@@ -114,13 +117,16 @@ class Signature:
 
 @dataclass(frozen=True)
 class FixStep:
-    """One step of a fix, shown when its ``when`` fields are known and ``unless`` ones are not."""
+    """One step of a fix, shown when its ``when`` fields are known and ``unless`` ones are not,
+    and, when it names ``engines``, only for a log of one of them (a setting each engine spells
+    its own way and that the engine-flag table does not hold)."""
 
     text: str
     when: tuple[str, ...]
     unless: tuple[str, ...]
     flags: tuple[tuple[str, str], ...]
     env: tuple[tuple[str, str], ...]
+    engines: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -304,7 +310,12 @@ def _fix_steps(reader: EntryReader, available: set[str]) -> tuple[FixStep, ...]:
             if available and name not in available:
                 raise reader.error("fix", f"step {index + 1}: {name!r} is not a field of this "
                                    "rule", expected=", ".join(sorted(available)), found=name)
-        steps.append(FixStep(text.strip(), tuple(when), tuple(unless), flags, env))
+        engines = item.get("engines", [])
+        if not isinstance(engines, list) or not all(e in FIX_ENGINES for e in engines):
+            raise reader.error("fix", f"step {index + 1}: engines must be a list of engines",
+                               expected=", ".join(FIX_ENGINES), found=str(engines))
+        steps.append(FixStep(text.strip(), tuple(when), tuple(unless), flags, env,
+                             tuple(engines)))
     return tuple(steps)
 
 
