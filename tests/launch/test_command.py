@@ -46,16 +46,24 @@ def test_fill_and_port() -> None:
         with_port(["./server"], None, None)
 
 
-def test_docker_argv() -> None:
+def test_docker_argv(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HOME", "/srv/hf")
     argv = docker_argv("vllm/vllm-openai:v0.32.0", ["vllm", "serve", "/models/m", "--port",
                                                     "8000", "--tensor-parallel-size", "2"],
                        "vllm", 8000, name="servewise-x", env={"HF_HUB_OFFLINE": "1"})
-    assert argv == ["docker", "run", "--rm", "--name", "servewise-x", "--ipc=host", "-p",
-                    "8000:8000", "--gpus", "all", "-e", "HF_HUB_OFFLINE=1", "-v",
-                    "/models/m:/models/m:ro", "vllm/vllm-openai:v0.32.0", "/models/m",
-                    "--port", "8000", "--tensor-parallel-size", "2"]
+    assert argv == ["docker", "run", "--rm", "--name", "servewise-x", "--gpus", "all",
+                    "--ipc=host", "-p", "8000:8000", "-v", "/srv/hf:/root/.cache/huggingface",
+                    "-v", "/models/m:/models/m:ro", "-e", "HF_TOKEN", "-e", "HF_HUB_OFFLINE=1",
+                    "vllm/vllm-openai:v0.32.0", "/models/m", "--tensor-parallel-size", "2",
+                    "--port", "8000"]
     sglang = docker_argv("lmsysorg/sglang:latest", SGLANG, "sglang", 30000, name="n")
-    assert sglang[-len(SGLANG):] == SGLANG and "-v" in sglang
+    # the same renderer as `check --format docker`: SGLang listens on every interface
+    assert sglang[sglang.index("--host") + 1] == "0.0.0.0" and "--shm-size" in sglang
+    assert "lmsysorg/sglang:latest" in sglang and "-v" in sglang
+    other = docker_argv("img", ["./server", "--x"], None, 9000, name="n",
+                        env={"API_TOKEN": "s3cret", "A": "1"})
+    assert other[-3:] == ["img", "./server", "--x"] and "s3cret" not in " ".join(other)
+    assert "API_TOKEN" in other and "A=1" in other
 
 
 def test_check_document(tmp_path: Path) -> None:

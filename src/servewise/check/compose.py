@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from servewise.check.command import gpus_per_node, official_image, release_or_build
 from servewise.check.report import PARTS, CheckReport, Finding, memory_failure
+from servewise.errors import UsageError
+from servewise.knowledge.flags import AUTO, EngineSettings, from_argv, to_argv
 from servewise.plan.settings import (
     SettingsError,
     plan_settings,
@@ -31,8 +33,6 @@ from servewise.plan.settings import (
     with_layout,
     without_speculative,
 )
-from servewise.errors import UsageError
-from servewise.knowledge.flags import AUTO, EngineSettings, from_argv, to_argv
 from servewise.recipes.renderers import FORMATS
 
 if TYPE_CHECKING:
@@ -386,7 +386,7 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
         state.settings = with_layout(state.engine, state.settings, plan.settings.layout)
         state.findings.append(Finding("settings", "note", f"layout {plan.settings.layout.label()}"
                                       " (the planner's first choice)"))
-    recommended = plan.recommendation.get(memory_key)
+    recommended = plan.recommendation.fraction(memory_key)
     given = getattr(state.settings, memory_key)
     flag = "--mem-fraction-static" if memory_key == "mem_fraction_static" \
         else "--gpu-memory-utilization"
@@ -398,9 +398,9 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
         given = recommended
     # The highest value that still leaves the named workspaces their room (vLLM's
     # recommendation is that value; SGLang's recommends the default when it is lower).
-    ceiling = plan.recommendation.get("highest_fraction_with_headroom", recommended)
+    ceiling = plan.recommendation.highest_fraction_with_headroom
     if given is not None and ceiling is not None and given > ceiling:
-        needed = sum(w["bytes"] for w in plan.recommendation.get("workspaces", []))
+        needed = plan.recommendation.workspace_bytes
         origin = f"recipe {chosen.recipe.id}" if chosen and memory_key not in state.user_set \
             else "you"
         trusted = chosen is not None and chosen.recipe.status == "verified" \
@@ -438,7 +438,7 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
             f"{startup.kv_cache_tokens:,} tokens, {startup.max_concurrency:.2f} requests of "
             f"{startup.max_model_len:,} tokens at once"))
     else:
-        largest = plan.recommendation.get("largest_context_tokens")
+        largest = plan.recommendation.largest_context_tokens
         fix = f"--max-model-len {largest}" if largest else (
             plan.notes[0] if plan.notes else "more GPUs or a smaller quantization")
         state.findings.append(memory_failure(request.gpu, state.engine, plan.startup, fix))
@@ -456,7 +456,7 @@ def _auto_length(request: CheckRequest, model: ModelInfo, state: _State, plan: P
     """``--max-model-len auto``: vLLM keeps the model's own length when one request of it
     fits the KV memory, else lowers it to the largest that fits (vllm-project/vllm#29431,
     ``Auto-fit max_model_len`` in vllm/v1/core/kv_cache_utils.py)."""
-    largest = plan.recommendation.get("largest_context_tokens")
+    largest = plan.recommendation.largest_context_tokens
     own = model.spec.max_position
     if plan.startup.fits or not largest:
         state.findings.append(Finding("settings", "note", "--max-model-len auto keeps the "
@@ -471,7 +471,7 @@ def _auto_length(request: CheckRequest, model: ModelInfo, state: _State, plan: P
 
 
 def _headroom(plan: Plan) -> str:
-    headroom = plan.recommendation.get("headroom_bytes")
+    headroom = plan.recommendation.headroom_bytes
     return f"{headroom / GIB:.2f} GiB" if headroom else "room"
 
 

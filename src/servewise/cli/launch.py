@@ -128,9 +128,9 @@ def _render_result(result: LaunchResult) -> None:
     say("ready" if result.ready else result.outcome, style, result.message)
     cause = result.root_cause()
     if cause is not None:
-        say("root cause", "bold", f"{cause.get('summary')} [{cause.get('category')}]")
-        say("library", "dim", f"{cause.get('library')} ({cause.get('layer')})")
-        for step in (cause.get("fix") or {}).get("steps", [])[:3]:
+        say("root cause", "bold", f"{cause.summary} [{cause.category}]")
+        say("library", "dim", f"{cause.library} ({cause.layer})")
+        for step in cause.fix_steps[:3]:
             say("fix", "cyan", step)
     if result.numbers:
         say("kv", "dim", ", ".join(f"{k}={v}" for k, v in result.numbers.items()))

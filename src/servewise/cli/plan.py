@@ -89,11 +89,12 @@ def settings_from(
 ) -> tuple[Settings, bool, list[str]]:
     """The planner's :class:`~servewise.plan.startup.Settings` from ``plan``'s options,
     whether a layout was given, and notes on choices made for the user (the engine a flag
-    selects)."""
+    selects). The options become the shared :class:`~servewise.knowledge.flags.EngineSettings`
+    and go through the planner's one validating conversion, as ``check``'s argv does."""
+    from servewise.knowledge.flags import EngineSettings
     from servewise.knowledge.gpus import parse_size
-    from servewise.plan.rules import choose_engine
-    from servewise.plan.startup import Settings
-    from servewise.plan.weights import Parallel
+    from servewise.plan.requirements import choose_engine
+    from servewise.plan.settings import plan_settings
 
     given = [name for name, value in (("--gpu-memory-utilization", gpu_memory_utilization),
                                       ("--mem-fraction-static", mem_fraction_static),
@@ -105,47 +106,21 @@ def settings_from(
         raise UsageError(f"{' and '.join(given)} both size the KV cache; give one",
                          hint="--gpu-memory-utilization sizes vLLM's share of the GPU, "
                          "--kv-cache-memory a fixed pool")
-    for flag, fraction in (("--gpu-memory-utilization", gpu_memory_utilization),
-                           ("--mem-fraction-static", mem_fraction_static)):
-        if fraction is not None and not 0 < fraction <= 1:
-            raise UsageError(f"{flag} {fraction}: expected a fraction in (0, 1]",
-                             hint=f"give {flag} 0.9, for example", found=fraction)
-    explicit = any(v is not None for v in (tp, pp, dp, ep))
-    tp_size, pp_size, dp_size = tp or 1, pp or 1, dp or 1
-    expert = False
-    if dp_attention and (dp_size < 2 or tp_size % dp_size):
-        raise UsageError(
-            f"--enable-dp-attention runs DP inside the TP group: --dp ({dp_size}) must be at "
-            f"least 2 and divide --tp ({tp_size})",
-            hint="e.g. --tp 8 --dp 8 --enable-dp-attention (8 GPUs)",
-            flag="--enable-dp-attention")
-    if ep is not None and ep > 1 and dp_attention:
-        if ep != tp_size:
-            raise UsageError(f"--ep {ep} must equal --tp ({tp_size}) under DP attention: "
-                             "experts are spread over the TP group",
-                             hint="drop --ep, or set it to --tp", ep=ep)
-        expert = True
-    elif ep is not None and ep > 1:
-        if ep != tp_size * dp_size:
-            raise UsageError(
-                f"--ep {ep} must equal TP x DP ({tp_size * dp_size}): experts are spread "
-                "over every tensor- and data-parallel rank",
-                hint="drop --ep, or set it to --tp times --dp", ep=ep,
-            )
-        expert = True
     kv_memory = None
     if kv_cache_memory is not None:
         text = kv_cache_memory.strip()
         kv_memory = int(text) if text.isdigit() else parse_size(text, "--kv-cache-memory")
-    settings = Settings(
-        engine=engine, engine_version=engine_version,
-        layout=Parallel(tp_size, pp_size, dp_size, expert, dp_attention),
-        kv_cache_dtype=kv_cache_dtype or "auto",
-        block_size=block_size, max_model_len=max_model_len, max_num_seqs=max_num_seqs,
-        max_num_batched_tokens=max_num_batched_tokens,
+    chosen = EngineSettings(
+        tensor_parallel_size=tp, pipeline_parallel_size=pp, data_parallel_size=dp,
+        expert_parallel_size=ep,
+        enable_expert_parallel=True if ep is not None and ep > 1 else None,
+        enable_dp_attention=True if dp_attention else None,
+        kv_cache_dtype=kv_cache_dtype, block_size=block_size, max_model_len=max_model_len,
+        max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
         gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
-        kv_cache_memory_bytes=kv_memory, enforce_eager=enforce_eager, speculative=speculative,
-    )
+        kv_cache_memory_bytes=kv_memory, enforce_eager=enforce_eager or None)
+    settings = plan_settings(engine, chosen, engine_version, speculative=speculative)
+    explicit = any(v is not None for v in (tp, pp, dp, ep))
     return settings, explicit, notes
 
 

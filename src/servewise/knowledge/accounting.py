@@ -31,13 +31,14 @@ from servewise.knowledge._load import (
     load_table,
     shipped_entries,
 )
+from servewise.knowledge.engines import serving_engines
 from servewise.versions import EngineVersion
 
 FILENAME = "accounting.toml"
 TABLE = "constant"
 FIELDS = frozenset({"id", "name", "engine", "value", "unit", "since", "until", "source", "notes",
                     "fitted_on", "prior"})
-ENGINES = ("vllm", "sglang")
+ENGINES = serving_engines()
 
 
 @dataclass(frozen=True)

@@ -36,11 +36,13 @@ from servewise.knowledge._load import (
     load_table,
     shipped_entries,
 )
+from servewise.knowledge.engines import serving_engines
 from servewise.versions import EngineVersion
 
 FILENAME = "engine_flags.toml"
 TABLE = "setting"
-ENGINES = ("vllm", "sglang")
+ENGINES = serving_engines()
+"""The engines this table spells settings for (``serves = true`` in ``engines.toml``)."""
 KINDS = ("int", "float", "str", "bool", "json")
 _SETTING_FIELDS = frozenset({"id", "kind", "description", "counterpart", "source", "flag"})
 _FLAG_FIELDS = frozenset(

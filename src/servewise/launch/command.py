@@ -11,6 +11,7 @@ renders the same engine arguments as a ``docker run`` command line.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,17 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from servewise.errors import UsageError
+from servewise.formats.redact import is_secret_name
+from servewise.knowledge import argv as argv_tools
+from servewise.knowledge.engines import default_port, engine_args, engine_of
 
 __all__ = [
-    "DEFAULT_PORTS", "EngineCommand", "docker_argv", "engine_args", "engine_of", "fill",
+    "EngineCommand", "docker_argv", "engine_args", "engine_of", "fill",
     "parse_check_document", "read_check_file", "with_port",
 ]
 
-#: Where each engine listens unless told otherwise.
-DEFAULT_PORTS = {"vllm": 8000, "sglang": 30000}
-#: Module or program names that start each engine's OpenAI-compatible server.
-_VLLM_ENTRIES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
-_SGLANG_ENTRIES = ("sglang.launch_server",)
 PLACEHOLDERS = ("{value}", "{port}")
 
 
@@ -56,33 +55,6 @@ class EngineCommand:
                 "host": self.host, "shell": shlex.join(self.argv)}
 
 
-def engine_of(argv: Sequence[str]) -> str | None:
-    """``vllm`` or ``sglang`` when ``argv`` starts one of them, else None."""
-    for index, token in enumerate(argv):
-        base = Path(token).name
-        if base == "vllm" and index + 1 < len(argv) and argv[index + 1] == "serve":
-            return "vllm"
-        if token in _VLLM_ENTRIES:
-            return "vllm"
-        if token in _SGLANG_ENTRIES or base == "sglang":
-            return "sglang"
-    return None
-
-
-def engine_args(argv: Sequence[str], engine: str | None) -> list[str]:
-    """The arguments after the engine's entry point (the whole tail when it is unknown)."""
-    for index, token in enumerate(argv):
-        if engine == "vllm" and Path(token).name == "vllm" and argv[index + 1:index + 2] == [
-                "serve"]:
-            return list(argv[index + 2:])
-        if token in _VLLM_ENTRIES or token in _SGLANG_ENTRIES:
-            return list(argv[index + 1:])
-        if engine == "sglang" and Path(token).name == "sglang" and argv[index + 1:index + 2] == [
-                "serve"]:
-            return list(argv[index + 2:])
-    return list(argv[1:])
-
-
 def fill(argv: Sequence[str], *, value: str | None = None, port: int | None = None
          ) -> list[str]:
     """``argv`` with ``{value}`` and ``{port}`` replaced wherever they appear."""
@@ -96,16 +68,6 @@ def fill(argv: Sequence[str], *, value: str | None = None, port: int | None = No
     return out
 
 
-def _flag_value(args: Sequence[str], names: Sequence[str]) -> str | None:
-    for index, token in enumerate(args):
-        name, has_inline, inline = token.partition("=")
-        if name in names:
-            if has_inline:
-                return inline
-            return args[index + 1] if index + 1 < len(args) else None
-    return None
-
-
 def with_port(argv: Sequence[str], engine: str | None, port: int | None
               ) -> tuple[list[str], int]:
     """The command and the port its server will listen on.
@@ -115,7 +77,7 @@ def with_port(argv: Sequence[str], engine: str | None, port: int | None
     either, the engine's default port is probed.
     """
     args = engine_args(argv, engine)
-    given = _flag_value(args, ("--port",))
+    given = argv_tools.last_value(args, "--port")
     if given is not None:
         try:
             own = int(given)
@@ -134,7 +96,7 @@ def with_port(argv: Sequence[str], engine: str | None, port: int | None
             raise UsageError(
                 "cannot tell which port this command listens on",
                 hint="pass --port P (servewise probes it), or put --port in the command")
-        return list(argv), DEFAULT_PORTS[engine]
+        return list(argv), default_port(engine)
     if engine is None:
         return list(argv), port  # servewise cannot add a flag a program it does not know reads
     return [*argv, "--port", str(port)], port
@@ -145,32 +107,28 @@ def docker_argv(image: str, argv: Sequence[str], engine: str | None, port: int, 
                 ) -> list[str]:
     """The ``docker run`` command that runs the same engine in ``image``.
 
-    vLLM's images (``vllm/vllm-openai``) start ``vllm serve``: the engine arguments follow
-    the image. Other images get the whole command. A model given as a local folder is
-    mounted read-only at the same path; the port is published on the host.
+    vLLM and SGLang commands are rendered by the one docker renderer
+    (:func:`servewise.recipes.renderers.render`, as ``check --format docker`` and ``recipe
+    render`` do): SGLang listens on ``0.0.0.0``, the Hugging Face cache is mounted and
+    ``HF_TOKEN`` passed, a local model folder is mounted read-only at its own path. Another
+    program gets a plain ``docker run`` with the whole command. Secret values (``HF_TOKEN``,
+    ``*_API_KEY``) are passed by name: docker reads them from its own environment, which the
+    launch sets.
     """
+    if engine is not None:
+        from servewise.recipes.renderers import launch_from_argv, render
+
+        launch = launch_from_argv(argv, image=image, env=env)
+        # the command runs without a shell: the cache folder is written out, not $HOME/...
+        home = (env or {}).get("HF_HOME") or os.environ.get("HF_HOME") or str(
+            Path("~/.cache/huggingface").expanduser())
+        return render(launch, "docker", port=port, container=name, hf_cache=home).argv
     run = ["docker", "run", "--rm", "--name", name, "--ipc=host", "-p", f"{port}:{port}"]
     if gpus:
         run += ["--gpus", gpus]
     for key, value in (env or {}).items():
-        run += ["-e", f"{key}={value}"]
-    args = engine_args(argv, engine)
-    for token in _model_paths(args, engine):
-        run += ["-v", f"{token}:{token}:ro"]
-    if engine == "vllm":
-        return [*run, image, *args]
+        run += ["-e", key if is_secret_name(key) else f"{key}={value}"]
     return [*run, image, *argv]
-
-
-def _model_paths(args: Sequence[str], engine: str | None) -> list[str]:
-    """Local folders the engine arguments name as the model (to mount them)."""
-    candidates = []
-    named = _flag_value(args, ("--model", "--model-path"))
-    if named is not None:
-        candidates.append(named)
-    elif engine == "vllm" and args and not args[0].startswith("-"):
-        candidates.append(args[0])
-    return [token for token in candidates if token.startswith("/")]
 
 
 def parse_check_document(text: str, source: str) -> tuple[list[str], dict[str, str]]:

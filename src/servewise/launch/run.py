@@ -31,6 +31,8 @@ from typing import IO, Any
 
 from servewise.diagnose import Diagnosis, new_scanner
 from servewise.errors import LogInputError, ServewiseError
+from servewise.formats.redact import redact_argv, redact_text, terminal_safe
+from servewise.launch.cause import RootCause
 from servewise.launch.hints import EngineNumbers
 from servewise.launch.process import (
     GRACE_SECONDS,
@@ -117,9 +119,10 @@ class LaunchResult:
             return 0
         return 130 if self.outcome == "interrupted" else 1
 
-    def root_cause(self) -> dict[str, Any] | None:
+    def root_cause(self) -> RootCause | None:
         """The diagnosis's root cause, when there is one."""
-        return (self.diagnosis or {}).get("root_cause")
+        finding = (self.diagnosis or {}).get("root_cause")
+        return RootCause.from_finding(finding) if isinstance(finding, dict) else None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data (the ``launch --json`` document)."""

@@ -45,8 +45,7 @@ class Attempt:
             "time_to_ready_s": self.result.time_to_ready_s,
             "elapsed_s": round(self.result.elapsed_s, 3),
             "engine_hint": _plain(self.engine_hint) if self.engine_hint is not None else None,
-            "root_cause": None if cause is None else {
-                key: cause.get(key) for key in ("category", "library", "summary", "fix")},
+            "root_cause": None if cause is None else cause.brief(),
             "kv_numbers": self.result.numbers, "log_path": self.result.log_path,
         }
 
@@ -133,11 +132,10 @@ def engine_hint(param: Param, result: LaunchResult) -> float | None:
     """The engine's own figure for the answer, read from a failed attempt."""
     numbers = result.numbers
     if param.setting == "max_model_len":
-        cause = result.root_cause() or {}
-        extracted = cause.get("extracted") or {}
-        for key in ("max_model_len_fit", "estimated_max_len"):
-            if isinstance(extracted.get(key), int):
-                return float(extracted[key])
+        cause = result.root_cause()
+        fit = cause.extracted_int("max_model_len_fit", "estimated_max_len") if cause else None
+        if fit is not None:
+            return float(fit)
         for key in ("estimated_max_model_len", "kv_capacity_tokens"):
             if numbers.get(key) is not None:
                 return float(numbers[key])
@@ -236,8 +234,9 @@ def _attempt(options: SearchOptions, engine: str | None, value: float,
     with EngineRun(spec, on_line=on_line) as run:
         launched = run.wait_ready()
     launched = run.result or launched
-    cause = launched.root_cause() or {}
-    judged = verdict(options.param, launched.outcome, cause.get("category"), launched.exit_code)
+    cause = launched.root_cause()
+    judged = verdict(options.param, launched.outcome, cause.category if cause else None,
+                     launched.exit_code)
     hint = engine_hint(options.param, launched) if (
         judged != "ok" and options.use_hints) else None
     attempt = Attempt(value, judged, launched, hint)
@@ -316,9 +315,9 @@ def planner_prior(param: Param, argv: Sequence[str], env: Mapping[str, str],
         return None, f"the planner could not read the command: {error.message}"
     recommendation = plan.recommendation
     if param.setting == "max_model_len":
-        value = recommendation.get("largest_context_tokens")
+        value: float | None = recommendation.largest_context_tokens
     else:
-        value = recommendation.get(param.setting)
+        value = recommendation.fraction(param.setting)
     if value is None:
         return None, "the planner has no figure for it"
     return float(value), f"servewise plan ({model.ref})"

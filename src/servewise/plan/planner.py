@@ -16,8 +16,9 @@ from servewise.errors import UsageError
 from servewise.knowledge.accounting import EngineConstants
 from servewise.knowledge.gpus import GpuSpec
 from servewise.plan.model import ModelInfo
-from servewise.plan.rules import apply_model_rules
-from servewise.plan.sglang import sglang_startup
+from servewise.plan.recommendation import Recommendation, Workspace
+from servewise.plan.requirements import apply_model_rules
+from servewise.plan.sglang import fraction_window, sglang_startup
 from servewise.plan.startup import Settings, Startup
 from servewise.plan.vllm import vllm_startup
 from servewise.plan.weights import Parallel
@@ -28,19 +29,6 @@ GIB = 2**30
 SAFETY_BYTES = GIB // 2
 #: The largest utilization / fraction recommended.
 MAX_FRACTION = 0.95
-
-
-@dataclass(frozen=True)
-class Workspace:
-    """Memory an engine allocates after sizing the KV pool, which must stay free."""
-
-    name: str
-    bytes: int
-    source: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready data."""
-        return {"name": self.name, "bytes": self.bytes, "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -97,7 +85,7 @@ class Plan:
     settings: Settings
     startup: Startup
     layouts: tuple[LayoutResult, ...]
-    recommendation: dict[str, Any]
+    recommendation: Recommendation
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -129,7 +117,7 @@ class Plan:
                 **self.startup.breakdown,
                 "notes": list(self.startup.notes),
             },
-            "recommendation": self.recommendation,
+            "recommendation": self.recommendation.to_dict(),
             "layouts": [layout.to_dict() for layout in self.layouts],
             "notes": list(self.notes),
         }
@@ -249,37 +237,26 @@ def rank_layouts(model: ModelInfo, device: GpuSpec, settings: Settings, gpus_per
 
 
 def recommend(model: ModelInfo, device: GpuSpec, settings: Settings, best: Startup,
-              constants: EngineConstants) -> dict[str, Any]:
+              constants: EngineConstants, verdict: dict[str, Any] | None = None
+              ) -> Recommendation:
     """The utilization / fraction to use and the headroom it leaves."""
-    named = workspaces(model, settings, constants)
+    named = tuple(workspaces(model, settings, constants))
     need = sum(w.bytes for w in named) + SAFETY_BYTES
     total = device.memory_bytes
-    out: dict[str, Any] = {"workspaces": [w.to_dict() for w in named],
-                           "safety_bytes": SAFETY_BYTES}
+    base = Recommendation(layout=settings.layout.label(), workspaces=named,
+                          safety_bytes=SAFETY_BYTES, verdict=verdict or {})
     if device.is_cpu:
-        out["note"] = "CPU backend: the pool is the size given; no fraction to choose"
-        return out
+        return replace(base, note="CPU backend: the pool is the size given; no fraction to "
+                       "choose")
     if settings.engine == "sglang":
-        default = best.breakdown["mem_fraction_static_default"]
-        reserve_bytes = int(best.breakdown["reserved_mib"] * 2**20)
-        ceiling = round(min(MAX_FRACTION, 1 - (reserve_bytes + need) / total), 3)
-        weights = best.weights_bytes_per_gpu
-        floor = round((weights + best.kv_bytes_per_token * best.max_model_len) / total, 3)
-        out.update({
-            "mem_fraction_static": min(ceiling, max(default, floor)) if floor <= ceiling
-            else None,
-            "mem_fraction_static_default": default,
-            "lowest_fraction_for_one_request": floor,
-            "highest_fraction_with_headroom": ceiling,
-            "headroom_bytes": int(total * (1 - min(ceiling, default))),
-        })
-        return out
+        # one rule for the verdict and the advice (plan/sglang.py FractionWindow)
+        window = fraction_window(model, device, settings, constants, extra_bytes=need)
+        used = window.advice() or window.default
+        return replace(base, fraction_window=window.to_dict(),
+                       headroom_bytes=int(window.free_before_load * (1 - used)))
     utilization = round(min(MAX_FRACTION, 1 - need / total), 2)
-    out.update({
-        "gpu_memory_utilization": utilization,
-        "headroom_bytes": int(total * (1 - utilization)),
-    })
-    return out
+    return replace(base, gpu_memory_utilization=utilization,
+                   headroom_bytes=int(total * (1 - utilization)))
 
 
 def make_plan(model: ModelInfo, device: GpuSpec, settings: Settings, constants: EngineConstants,
@@ -289,7 +266,7 @@ def make_plan(model: ModelInfo, device: GpuSpec, settings: Settings, constants: 
     """The whole plan for ``model`` on ``gpus_per_node`` x ``nodes`` devices.
 
     ``given`` names the flags the user set; the model's rules fill in the rest
-    (:func:`~servewise.plan.rules.apply_model_rules`). ``notes`` come first in the plan's.
+    (:func:`~servewise.plan.requirements.apply_model_rules`). ``notes`` come first in the plan's.
     """
     settings, rule_notes = apply_model_rules(model, settings, given)
     if settings.layout.gpus > gpus_per_node * nodes:
@@ -311,24 +288,23 @@ def make_plan(model: ModelInfo, device: GpuSpec, settings: Settings, constants: 
     if startup is None:
         startup = predict(model, device, chosen, constants)
     recommendation = recommend(model, device, chosen, startup, constants)
-    recommendation["layout"] = chosen.layout.label()
     if not memory_given and not device.is_cpu:
         key = "mem_fraction_static" if chosen.engine == "sglang" else "gpu_memory_utilization"
-        value = recommendation.get(key)
+        value: Any = recommendation.fraction(key)
         if value is not None:
             with_headroom = replace(chosen, **{key: value})
             recommended = predict(model, device, with_headroom, constants)
-            recommendation["startup"] = recommended.startup_dict()
+            recommendation = replace(recommendation, startup=recommended.startup_dict())
     if startup.breakdown.get("largest_max_model_len") is not None:
         longest = min(startup.breakdown["largest_max_model_len"],
                       model.spec.max_position or startup.breakdown["largest_max_model_len"])
-        recommendation["largest_context_tokens"] = longest
+        recommendation = replace(recommendation, largest_context_tokens=longest)
     if context:
-        recommendation["context_tokens"] = context
         at = predict(model, device, replace(chosen, max_model_len=context), constants)
-        recommendation["concurrency_at_context"] = round(at.max_concurrency, 2)
+        recommendation = replace(recommendation, context_tokens=context,
+                                 concurrency_at_context=round(at.max_concurrency, 2))
     risk = verdict_risk(model, device, chosen, startup, constants)
-    recommendation["verdict"] = risk
+    recommendation = replace(recommendation, verdict=risk)
     if risk.get("note"):
         plan_notes.append(risk["note"])
     if not any(layout.fits for layout in layouts):

@@ -12,7 +12,7 @@
     render(best.recipe, format="docker", image="lmsysorg/sglang:v0.5.16").shell
 
 Model rules (flags a model needs or must not have) and GPU pitfalls are in
-:mod:`servewise.recipes.rules`; importing vLLM's recipe database is
+:mod:`servewise.knowledge.model_rules`; importing vLLM's recipe database is
 :func:`servewise.recipes.vllm_import.import_vllm_recipes`.
 """
 
@@ -29,7 +29,7 @@ from servewise.recipes.validate import Problem, RecipeDataError
 
 if TYPE_CHECKING:
     from servewise.recipes.renderers import FORMATS, Launch, Rendered, render
-    from servewise.recipes.rules import (
+    from servewise.knowledge.model_rules import (
         ModelRule,
         Pitfall,
         RuleViolation,
@@ -51,7 +51,8 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"servewise.recipes.{module}"), name)
+    package = "knowledge.model_rules" if module == "rules" else f"recipes.{module}"
+    return getattr(importlib.import_module(f"servewise.{package}"), name)
 
 
 __all__ = [

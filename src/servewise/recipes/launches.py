@@ -17,10 +17,12 @@ from typing import Any
 
 from servewise.errors import UsageError
 from servewise.knowledge import argv as argv_tools
+from servewise.knowledge.engines import default_port, serving_engines
 from servewise.knowledge.flags import EngineSettings, flag_for, to_argv
 from servewise.recipes.model import Pool, Recipe
 
-DEFAULT_PORT = {"vllm": 8000, "sglang": 30000}
+DEFAULT_PORT = {engine: default_port(engine) for engine in serving_engines()}
+"""Where each engine listens unless told otherwise (``port`` in ``engines.toml``)."""
 HEAD = "$HEAD_IP"
 """How commands name the first node's address (set HEAD_IP on every node)."""
 SGLANG_DIST_PORT = 20000

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from servewise.errors import ServewiseError
+from servewise.knowledge.engines import serving_engines
 from servewise.versions import EngineVersion
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ Status = Literal["verified", "in-progress", "estimated", "unsupported"]
 STATUSES: tuple[Status, ...] = ("verified", "in-progress", "estimated", "unsupported")
 """Every status, best first (the order ranks matches)."""
 
-ENGINES: tuple[str, ...] = ("vllm", "sglang")
+ENGINES: tuple[str, ...] = serving_engines()
 """Engines a recipe can name."""
 
 MULTINODE_MODES: tuple[str, ...] = ("mp", "dp", "ray")

@@ -19,10 +19,12 @@ for every node, and one :class:`Command` per node or step. Formats:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from servewise.errors import UsageError
+from servewise.formats.redact import is_secret_name
 from servewise.knowledge import argv as argv_tools
+from servewise.knowledge.engines import engine_args, engine_of
 from servewise.recipes.k8s import render_lws
 from servewise.recipes.launches import (
     CONTAINER_MODEL_DIR,
@@ -68,7 +70,7 @@ def render(
     port: int | None = None, host: str | None = None, image: str | None = None,
     model_dir: str | None = None,
     hf_cache: str = HF_CACHE, multinode: str | None = None, head: str = HEAD,
-    name: str | None = None, namespace: str | None = None,
+    name: str | None = None, namespace: str | None = None, container: str | None = None,
 ) -> Rendered:
     """The launch of ``what`` in ``format`` (``vllm``, ``docker``, ``sglang`` or ``k8s``).
 
@@ -81,6 +83,10 @@ def render(
     ``multinode`` is ``mp`` (vLLM's own flags), ``ray``, or ``dp`` (data-parallel ranks per
     node; default: the recipe's own, else ``mp``); ``head`` is how the other nodes reach the
     first one. A prefill/decode recipe renders each pool on its nodes and the router.
+    ``container`` names the docker container (``--rm --name``, so it can be stopped by name).
+    Environment values whose name says they are secret (``HF_TOKEN``, ``*_API_KEY``) are
+    passed by name (``-e HF_TOKEN``): docker takes them from the caller's environment, and the
+    value is never written into the command.
     """
     if isinstance(what, Recipe):
         launch = Launch.from_recipe(what)
@@ -111,7 +117,8 @@ def render(
         return render_lws(launch, flags, the_port, model_dir=model_dir, multinode=multinode,
                           namespace=namespace)
     if format == "docker":
-        return _docker(launch, flags, the_port, model_dir, hf_cache, multinode, head)
+        return _docker(launch, flags, the_port, model_dir, hf_cache, multinode, head,
+                       container)
     model = model_dir if model_dir is not None else launch.model
     commands = _bare(launch, model, flags, multinode, head)
     return Rendered(format=format, argv=commands[-1].argv if multinode == "ray" and
@@ -134,19 +141,25 @@ def _mode(launch: Launch, asked: str | None) -> str:
     return mode
 
 
-def launch_from_argv(argv: Sequence[str], *, image: str | None = None) -> Launch:
-    """A :class:`Launch` from a server command line: ``vllm serve MODEL FLAGS`` or
-    ``python3 -m sglang.launch_server --model-path MODEL FLAGS``."""
+def launch_from_argv(argv: Sequence[str], *, image: str | None = None,
+                     env: Mapping[str, str] | None = None) -> Launch:
+    """A :class:`Launch` from a server command line: ``vllm serve MODEL FLAGS``,
+    ``python3 -m vllm.entrypoints.openai.api_server --model MODEL FLAGS`` or
+    ``python3 -m sglang.launch_server --model-path MODEL FLAGS`` (the entry points of
+    ``engines.toml``)."""
     words = list(argv)
-    if words[:2] == ["vllm", "serve"] and len(words) > 2 and not words[2].startswith("-"):
-        return Launch("vllm", words[2], tuple(words[3:]), image=image)
-    if "sglang.launch_server" in words:
-        flags = words[words.index("sglang.launch_server") + 1:]
+    engine = engine_of(words)
+    if engine is not None:
+        flags = engine_args(words, engine)
+        if flags and not flags[0].startswith("-"):
+            return Launch(engine, flags[0], tuple(flags[1:]), image=image,
+                          env=tuple((env or {}).items()))
         model = argv_tools.last_value(flags, "--model-path") or argv_tools.last_value(
             flags, "--model")
         if model is not None:
             flags = argv_tools.without(argv_tools.without(flags, "--model-path"), "--model")
-            return Launch("sglang", model, tuple(flags), image=image)
+            return Launch(engine, model, tuple(flags), image=image,
+                          env=tuple((env or {}).items()))
     raise UsageError("not a server command line",
                      expected="vllm serve MODEL … or python3 -m sglang.launch_server "
                      "--model-path MODEL …", found=" ".join(words[:4]),
@@ -173,9 +186,19 @@ def _bare(
         for rank in range(launch.nodes)]
 
 
+def _env_words(env: Sequence[tuple[str, str]], given: set[str]) -> list[str]:
+    words: list[str] = []
+    for env_name, value in env:
+        if env_name in given:
+            continue
+        given.add(env_name)
+        words += ["-e", env_name if is_secret_name(env_name) else f"{env_name}={value}"]
+    return words
+
+
 def _docker(
     launch: Launch, flags: list[str], port: int, model_dir: str | None, hf_cache: str,
-    multinode: str, head: str,
+    multinode: str, head: str, container: str | None = None,
 ) -> Rendered:
     if launch.image is None:
         raise UsageError(
@@ -183,21 +206,28 @@ def _docker(
             hint="give one with --image (a pinned tag or digest, e.g. lmsysorg/sglang:v0.5.16)")
     if launch.engine == "sglang" and argv_tools.last_value(flags, launch.flag("host")) is None:
         flags = [*flags, launch.flag("host"), "0.0.0.0"]
-    volume = (f"{model_dir}:{CONTAINER_MODEL_DIR}:ro" if model_dir is not None
-              else f"{hf_cache}:/root/.cache/huggingface")
+    volumes = [f"{model_dir}:{CONTAINER_MODEL_DIR}:ro" if model_dir is not None
+               else f"{hf_cache}:/root/.cache/huggingface"]
+    if model_dir is None and launch.model.startswith("/"):
+        volumes.append(f"{launch.model}:{launch.model}:ro")  # a local folder, at its own path
     model = CONTAINER_MODEL_DIR if model_dir is not None else launch.model
     commands = []
     nodes = 1 if (launch.engine == "vllm" and multinode == "ray") else launch.nodes
     for rank in range(nodes):
-        docker = ["docker", "run", "--gpus", "all", "--ipc=host"]
+        docker = ["docker", "run"]
+        if container is not None:
+            docker += ["--rm", "--name", container if nodes == 1 else f"{container}-{rank}"]
+        docker += ["--gpus", "all", "--ipc=host"]
         if launch.engine == "sglang":
             docker += ["--shm-size", "32g"]
         docker += ["--network", "host"] if launch.nodes > 1 else ["-p", f"{port}:{port}"]
-        docker += ["-v", volume]
+        for volume in volumes:
+            docker += ["-v", volume]
+        given: set[str] = set()
         if model_dir is None:
             docker += ["-e", "HF_TOKEN"]
-        for env_name, value in launch.env:
-            docker += ["-e", f"{env_name}={value}"]
+            given.add("HF_TOKEN")
+        docker += _env_words(launch.env, given)
         docker.append(launch.image)
         node = at_head(with_node_flags(flags, _node_flags(launch, rank, multinode, head)), head)
         if launch.engine == "vllm":

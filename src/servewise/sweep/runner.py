@@ -231,8 +231,7 @@ def _launch_record(result: LaunchResult, engine: str | None) -> dict[str, Any]:
             "time_to_ready_s": result.time_to_ready_s, "log_path": result.log_path,
             "pid": result.pid, "exit_code": result.exit_code, "stopped": result.stopped,
             "kv_numbers": result.numbers, "hint": result.hint,
-            "root_cause": None if cause is None else {
-                key: cause.get(key) for key in ("category", "library", "summary", "fix")}}
+            "root_cause": None if cause is None else cause.brief()}
 
 
 def run_configuration(plan: SweepPlan, config: Configuration, workloads: Sequence[Workload],

@@ -2,7 +2,10 @@
 
 ``knowledge/data/model_rules.toml`` holds ``[[rule]]`` entries: a flag a model requires
 (with the values it takes) or forbids on an engine, from or below a version, with the
-error it prevents, the fix and the source. ``knowledge/data/pitfalls.toml`` holds
+error it prevents, the fix and the source. A rule names its models by Hugging Face id
+(globs) and, so that a renamed copy or a local folder is caught too, by the architectures of
+their ``config.json``. The planner, ``check`` and the recipe importer read this one table.
+``knowledge/data/pitfalls.toml`` holds
 ``[[pitfall]]`` entries: a known way to fail on a GPU family or compute capability with
 an engine (and, optionally, a bundled library or some flags), with the symptom, what to
 do and the source. A user file of the same name in ``$SERVEWISE_DATA_DIR`` adds entries
@@ -33,7 +36,7 @@ from servewise.knowledge._load import (
     load_table,
     shipped_entries,
 )
-from servewise.recipes.model import ENGINES
+from servewise.knowledge.engines import serving_engines
 from servewise.versions import EngineVersion
 
 RULES_FILE = "model_rules.toml"
@@ -78,11 +81,16 @@ class ModelRule:
     sources: tuple[str, ...]
     min_version: EngineVersion | None = None
     max_version: EngineVersion | None = None
+    architectures: tuple[str, ...] = ()
+    """``config.json`` architectures the rule is about, whatever the model is called."""
 
-    def applies(self, model: str, engine: str, version: EngineVersion | str | None = None
-                ) -> bool:
-        """Whether the rule is about this model, engine and version."""
-        return (self.engine == engine and _model_matches(self.models, model)
+    def applies(self, model: str, engine: str, version: EngineVersion | str | None = None,
+                architectures: Iterable[str] = ()) -> bool:
+        """Whether the rule is about this model (by id, or by one of its config's
+        ``architectures``), engine and version."""
+        named = _model_matches(self.models, model) or bool(
+            set(self.architectures) & set(architectures))
+        return (self.engine == engine and named
                 and _in_range(version, self.min_version, self.max_version))
 
     def check(self, argv: Sequence[str]) -> RuleViolation | None:
@@ -110,6 +118,7 @@ class ModelRule:
             "fix": list(self.fix), "prevents": self.prevents, "why": self.why,
             "min_version": self.min_version.raw if self.min_version else None,
             "max_version": self.max_version.raw if self.max_version else None,
+            "architectures": list(self.architectures),
             "sources": list(self.sources),
         }
 
@@ -144,10 +153,12 @@ class RuleViolation:
 
 def _rule(entry: RawEntry) -> ModelRule:
     reader = EntryReader(entry, {"id", "models", "engine", "kind", "flag", "values", "fix",
-                                 "prevents", "why", "source", "min_version", "max_version"})
+                                 "prevents", "why", "source", "min_version", "max_version",
+                                 "architectures"})
     engine = reader.string("engine")
-    if engine not in ENGINES:
-        raise reader.error("engine", "unknown engine", expected=" | ".join(ENGINES), found=engine)
+    engines = serving_engines()
+    if engine not in engines:
+        raise reader.error("engine", "unknown engine", expected=" | ".join(engines), found=engine)
     kind = reader.string("kind")
     if kind not in ("require", "forbid"):
         raise reader.error("kind", "unknown kind", expected="require | forbid", found=kind)
@@ -164,6 +175,7 @@ def _rule(entry: RawEntry) -> ModelRule:
         prevents=reader.string("prevents"), why=reader.string("why"), sources=reader.sources(),
         min_version=reader.optional_version("min_version"),
         max_version=reader.optional_version("max_version"),
+        architectures=reader.strings("architectures", required=False),
     )
 
 
@@ -266,9 +278,9 @@ def _pitfall(entry: RawEntry) -> Pitfall:
                                  "since", "until"})
     engines = reader.strings("engines", non_empty=True)
     for engine in engines:
-        if engine not in ENGINES:
-            raise reader.error("engines", "unknown engine", expected=" | ".join(ENGINES),
-                               found=engine)
+        if engine not in serving_engines():
+            raise reader.error("engines", "unknown engine",
+                               expected=" | ".join(serving_engines()), found=engine)
     for condition in reader.strings("when_any", required=False):
         if not (condition.startswith("--") or condition.startswith("env:")):
             raise reader.error("when_any", "a condition is --flag[=glob] or env:NAME[=glob]",
@@ -326,10 +338,13 @@ def load_pitfalls(user_dir: Path | None = None) -> tuple[Pitfall, ...]:
 
 def model_rules_for(
     model: str, engine: str, version: EngineVersion | str | None = None, *,
-    user_dir: Path | None = None,
+    user_dir: Path | None = None, architectures: Iterable[str] = (),
 ) -> list[ModelRule]:
-    """The rules for ``model`` on ``engine`` at ``version`` (None: every version)."""
-    return [rule for rule in load_model_rules(user_dir) if rule.applies(model, engine, version)]
+    """The rules for ``model`` (or a model of one of ``architectures``) on ``engine`` at
+    ``version`` (None: every version)."""
+    archs = tuple(architectures)
+    return [rule for rule in load_model_rules(user_dir)
+            if rule.applies(model, engine, version, archs)]
 
 
 def check_rules(rules: Iterable[ModelRule], argv: Sequence[str]) -> list[RuleViolation]:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from servewise.knowledge._load import DataFileError, looks_like_source
+from servewise.knowledge._load import ENV_VAR, DataFileError, looks_like_source
 from servewise.recipes import check_rules, model_rules_for, pitfalls_for
-from servewise.recipes.rules import apply_fixes, load_model_rules, load_pitfalls
+from servewise.knowledge.model_rules import apply_fixes, load_model_rules, load_pitfalls
 from support.configs import find_shared
 
 DSV4 = "deepseek-ai/DeepSeek-V4-Flash"
@@ -75,6 +75,13 @@ def test_forbid_rule_matches_value_patterns() -> None:
     assert violation.how == "forbidden"
     assert check_rules(rules, dspark) == []
     assert "dspark" in apply_fixes(mtp, [violation])[1]
+
+
+@pytest.fixture
+def user_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's user data folder (``$SERVEWISE_DATA_DIR``)."""
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "user"))
+    return tmp_path / "user"
 
 
 def test_version_ranges(user_dir: Path) -> None:
