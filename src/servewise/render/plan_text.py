@@ -23,6 +23,36 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_RECOMMENDATION_LABELS = (
+    ("layout", "layout"),
+    ("gpu_memory_utilization", "gpu memory utilization"),
+    ("mem_fraction_static", "mem fraction static"),
+    ("mem_fraction_static_default", "SGLang's default fraction"),
+    ("lowest_viable_mem_fraction_static", "lowest that starts"),
+    ("lowest_fraction_for_one_request", "lowest for one request"),
+    ("highest_fraction_with_headroom", "highest with headroom"),
+    ("largest_context_tokens", "largest context tokens"),
+    ("context_tokens", "context tokens"),
+    ("concurrency_at_context", "concurrency at context"),
+)
+"""The recommendation's keys in the order shown, with their labels."""
+
+_RISK_WORDS = {"low": "firm", "near the edge": "near the edge",
+               "depends on unpinned memory": "depends on unpinned memory"}
+
+
+def _verdict(fits: bool, verdict: dict[str, Any]) -> str:
+    """The verdict line: fits or not, by how much, and how firm (never "low risk" beside a
+    failure: the risk is that of the verdict being wrong, said as such)."""
+    margin = verdict.get("margin_bytes")
+    text = "fits" if fits else "does not fit"
+    if margin is not None:
+        word = "left over" if margin >= 0 else "short of"
+        text += f": {gib(abs(margin))} per GPU {word} one full-length request"
+    risk = _RISK_WORDS.get(verdict["risk"], verdict["risk"])
+    return text + f" ({risk}; GPU memory pinned by {verdict.get('memory_pinned_by')})"
+
+
 def plan_text(plan: dict[str, Any]) -> str:
     """The human form of a plan."""
     s = plan["startup"]
@@ -51,26 +81,22 @@ def plan_text(plan: dict[str, Any]) -> str:
         out.append(f"  note: {note}")
     rec = plan["recommendation"]
     out += ["", "recommendation:"]
-    for key in ("layout", "gpu_memory_utilization", "mem_fraction_static",
-                "mem_fraction_static_default", "largest_context_tokens", "context_tokens",
-                "concurrency_at_context"):
+    for key, label in _RECOMMENDATION_LABELS:
         if rec.get(key) is not None:
-            out.append(f"  {key.replace('_', ' '):<24}{rec[key]}")
+            out.append(f"  {label:<26}{rec[key]}")
+    if "mem_fraction_static" in rec and rec["mem_fraction_static"] is None:
+        out.append(f"  {'mem fraction static':<26}none: no fraction starts with headroom")
     if rec.get("headroom_bytes") is not None:
-        out.append(f"  headroom                {gib(rec['headroom_bytes'])} (workspaces: "
+        out.append(f"  {'headroom':<26}{gib(rec['headroom_bytes'])} (workspaces: "
                    + (", ".join(f"{w['name']} {gib(w['bytes'])}" for w in rec["workspaces"])
                       or "none named") + ")")
     verdict = rec.get("verdict") or {}
     if verdict.get("risk"):
-        margin = verdict.get("margin_bytes")
-        out.append(f"  verdict risk            {verdict['risk']}"
-                   + (f" (margin {gib(margin)} per GPU over one full-length request)"
-                      if margin is not None else "")
-                   + f"; GPU memory pinned by {verdict.get('memory_pinned_by')}")
+        out.append(f"  {'verdict as planned':<26}" + _verdict(s["fits"], verdict))
     if "startup" in rec:
         r = rec["startup"]
-        out.append(f"  with it                 {r['kv_cache_tokens']:,} tokens, "
-                   f"{r['max_concurrency']:.2f}x")
+        out.append(f"  {'with it':<26}{'fits' if r['fits'] else 'does not fit'}: "
+                   f"{r['kv_cache_tokens']:,} tokens, {r['max_concurrency']:.2f}x")
     rows = [(lay["layout"], lay["nodes"], "yes" if lay["fits"] else "no",
              gib(lay["weights_bytes_per_gpu"]),
              f"{lay['kv_cache_tokens']:,}" if lay["kv_cache_tokens"] is not None else None,
