@@ -15,6 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from servewise.cli import app, run
+from servewise.cli._common import render_error
+from servewise.errors import SourceError
 
 CLI = Path(__file__).resolve().parents[2] / "src" / "servewise" / "cli"
 
@@ -59,3 +61,22 @@ def test_a_store_error_of_a_command_is_rendered_with_its_hint(tmp_path: Path) ->
     text = CliRunner().invoke(app, ["runs"], env={"SERVEWISE_CACHE_DIR": str(blocked)})
     assert text.exit_code == 2 and text.stdout == ""
     assert text.stderr.startswith("error: cannot open the store") and "\nhint: set " in text.stderr
+
+
+def test_servewise_debug_shows_the_cause_of_an_error(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        try:
+            raise ConnectionError("connection refused")
+        except ConnectionError as cause:
+            raise SourceError("cannot read org/x from the Hub", hint="check") from cause
+    except SourceError as raised:
+        error = raised
+    assert render_error(error, as_json=True) == error.exit_code
+    quiet = capsys.readouterr()
+    assert quiet.err == "" and json.loads(quiet.out)["message"].startswith("cannot read")
+    monkeypatch.setenv("SERVEWISE_DEBUG", "1")
+    assert render_error(error, as_json=True) == error.exit_code
+    loud = capsys.readouterr()
+    assert loud.out == quiet.out
+    assert "ConnectionError: connection refused" in loud.err and "Traceback" in loud.err

@@ -9,7 +9,8 @@ failed, 2 bad usage or unreadable input, 130 interrupted.
 :func:`main` is the one boundary where exceptions become messages and exit codes: a
 :class:`~servewise.errors.ServewiseError` is rendered with its hint (as JSON with
 ``--json``), a usage error of the parser too, Ctrl-C ends with 130, and anything else is
-reported as an internal error in one line (``SERVEWISE_DEBUG=1`` shows the traceback).
+reported as an internal error in one line (``SERVEWISE_DEBUG=1`` shows the traceback, and
+that of an error's cause, such as the network failure behind a Hub error).
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ outside a command (an error of the root's own options, a command without ``--jso
 from __future__ import annotations
 
 import json
+import os
 import sys
+import traceback
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
@@ -124,7 +126,13 @@ def emit_json(data: Any) -> None:
 
 
 def fail(error: ServewiseError, as_json: bool) -> NoReturn:
-    """Render an error (JSON on stdout, or text on stderr) and exit with its code."""
+    """Render an error (JSON on stdout, or text on stderr) and exit with its code.
+
+    With ``SERVEWISE_DEBUG=1`` an error raised from another one (a Hub or network failure,
+    say) first prints its traceback, cause included, on stderr.
+    """
+    if os.environ.get("SERVEWISE_DEBUG") and error.__cause__ is not None:
+        traceback.print_exception(error, file=sys.stderr)
     if as_json:
         emit_json(error.to_dict())
     else:

@@ -17,7 +17,10 @@ from the store.
 
 from __future__ import annotations
 
+import importlib
+import json
 from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from servewise.errors import SourceError
@@ -102,8 +105,8 @@ class HubReader:
                                              headers=headers, timeout=limit,
                                              follow_redirects=True)
             hf_raise_for_status(response)
-        except Exception as exc:
-            raise self._error(exc, repo, filename, limit) from None
+        except _hub_failures() as exc:
+            raise self._error(exc, repo, filename, limit) from exc
         total = None
         content_range = response.headers.get("Content-Range", "")
         if "/" in content_range and content_range.rsplit("/", 1)[1].isdigit():
@@ -118,10 +121,8 @@ class HubReader:
     def _error(self, exc: BaseException, repo: str, filename: str | None, limit: float
                ) -> SourceError:
         """A timeout as the deadline's error; anything else as :func:`_hub_error`."""
-        if isinstance(exc, SourceError):
-            return exc
         what = f"{repo}/{filename}" if filename else f"the file list of {repo}"
-        if "Timeout" in type(exc).__name__:  # httpx(2).TimeoutException and its kinds
+        if isinstance(exc, _transport().TimeoutException):
             return self.deadline.timed_out(self.host, what, limit, exc)
         return _hub_error(exc, repo, filename)
 
@@ -148,8 +149,8 @@ class HubReader:
             with self.deadline.waiting(self.host, f"the file list of {repo}"):
                 info = self.api.model_info(repo, revision=revision, files_metadata=True,
                                            timeout=limit)
-        except Exception as exc:
-            raise self._error(exc, repo, None, limit) from None
+        except _hub_failures() as exc:
+            raise self._error(exc, repo, None, limit) from exc
         sha = str(info.sha or wanted)
         cached = self._cached(repo, sha)
         if cached is not None:
@@ -298,6 +299,30 @@ def _no_hidden_fetch() -> None:
             agent._registry = cached or agent._EMPTY_REGISTRY
     except (ImportError, AttributeError):  # pragma: no cover - another huggingface_hub
         return
+
+
+def _transport() -> ModuleType:
+    """The HTTP library huggingface_hub speaks through (``httpx2`` today, ``httpx`` in 1.x)."""
+    try:
+        return importlib.import_module("httpx2")
+    except ImportError:  # pragma: no cover - huggingface_hub 1.x
+        return importlib.import_module("httpx")
+
+
+def _hub_failures() -> tuple[type[BaseException], ...]:
+    """What a Hub request raises when the network, the server or the request fails.
+
+    The HTTP library's errors (no connection, a timeout, an error status, which
+    huggingface_hub raises as its own ``HfHubHTTPError`` kinds), an endpoint that is no
+    URL, ``HF_HUB_OFFLINE``, a repository id the Hub refuses, and a reply that is not JSON
+    (a proxy's page). Anything else is a bug and reaches the CLI's boundary as one.
+    The :class:`SourceError` of the deadline passes through as it is.
+    """
+    from huggingface_hub import errors
+
+    transport = _transport()
+    return (transport.HTTPError, transport.InvalidURL, errors.OfflineModeIsEnabled,
+            errors.HFValidationError, json.JSONDecodeError)
 
 
 def _hub_error(exc: BaseException, repo: str, filename: str | None) -> SourceError:
