@@ -28,7 +28,6 @@ from servewise.recipes.model import BenchmarkRun, Match, Provenance, Recipe, Sta
 from servewise.recipes.validate import Problem, RecipeDataError
 
 if TYPE_CHECKING:
-    from servewise.recipes.renderers import FORMATS, Launch, Rendered, render
     from servewise.knowledge.model_rules import (
         ModelRule,
         Pitfall,
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
         model_rules_for,
         pitfalls_for,
     )
+    from servewise.recipes.renderers import FORMATS, Launch, Rendered, render
 
 _LAZY = {
     "FORMATS": "renderers", "Launch": "renderers", "Rendered": "renderers",

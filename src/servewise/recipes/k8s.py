@@ -33,6 +33,7 @@ from servewise.recipes.launches import (
     at_head,
     node_flags,
     serve_argv,
+    shell_quote,
     with_node_flags,
 )
 
@@ -58,10 +59,12 @@ def _pod_script(launch: Launch, model: str, flags: list[str], leader: bool,
 
 
 def _sh(word: str) -> str:
-    """A word for ``sh -c``: one that names a variable is double-quoted (so it expands)."""
-    if "$" in word and not any(c in word for c in '"`\\\n'):
-        return f'"{word}"'
-    return shlex.quote(word)
+    """A word for ``sh -c``: the renderers' one quoting (:func:`shell_quote`), which leaves
+    ``$LWS_LEADER_ADDRESS`` and ``$((LWS_WORKER_INDEX * 2))`` to the shell and quotes the
+    rest, ``$(command)`` included. A bare ``$NAME`` is double-quoted here too, as the
+    manifests have always written it."""
+    quoted = shell_quote(word)
+    return f'"{word}"' if quoted == word and word.startswith("$") else quoted
 
 
 def _container(launch: Launch, script: str, port: int, leader: bool,

@@ -121,10 +121,14 @@ class Rendered:
 def shell_text(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str:
     """``argv`` as shell text: the program words on the first line, then one flag per line.
 
-    ``$VARIABLE`` words (``$HEAD_IP``) are left for the shell to expand; everything else is
-    quoted. ``shlex.split`` of the result (without the ``NAME=value`` prefix) gives ``argv``.
+    ``$VARIABLE`` words (``$HEAD_IP``, ``$HOME/.cache``) are left for the shell to expand;
+    everything else is quoted (:func:`shell_quote`), so a shell given the text runs ``argv``
+    and nothing else, whatever its words hold. A NUL byte, which no argv can carry, is refused.
     """
-    lines: list[list[str]] = [[f"{name}={_quote(value)}" for name, value in (env or {}).items()]]
+    for word in (*argv, *(env or {}).values()):
+        _refuse_nul(word)
+    lines: list[list[str]] = [[f"{name}={shell_quote(value)}"
+                               for name, value in (env or {}).items()]]
     for index, raw in enumerate(argv):
         current = lines[-1]
         first_line = len(lines) == 1
@@ -135,23 +139,42 @@ def shell_text(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str
         if starts and (not first_line or any(not w.partition("=")[1] or w.startswith("-")
                                              for w in current)):
             lines.append([])
-        lines[-1].append(_quote(raw))
+        lines[-1].append(shell_quote(raw))
     return " \\\n  ".join(" ".join(line) for line in lines if line)
 
 
-_VARIABLE = re.compile(r"^\$[A-Za-z_][A-Za-z0-9_]*(?::\d+)?$")
+_VARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*(?::\d+)?")
 _EXPANDABLE = re.compile(
-    r"^[A-Za-z0-9_./:@%+,=-]*\$[A-Za-z_][A-Za-z0-9_]*[A-Za-z0-9_./:@%+,=-]*$")
+    r"[A-Za-z0-9_./:@%+,=-]*\$[A-Za-z_][A-Za-z0-9_]*[A-Za-z0-9_./:@%+,=-]*")
+_ARITHMETIC = re.compile(r"\$\(\([A-Za-z_][A-Za-z0-9_]* \* \d+\)\)")
+"""``$((RANK * 2))``: the one shell arithmetic the renderers write (a node's first rank)."""
 
 
-def _quote(word: str) -> str:
-    """Shell quoting that leaves one ``$NAME`` in a word (``$HOME/x``, ``--a=$IP:1``) to the
-    shell to expand."""
-    if _VARIABLE.match(word):
+def _refuse_nul(word: str) -> None:
+    if "\0" in word:
+        raise UsageError("an argument holds a NUL byte, which no command line can carry",
+                         expected="text without NUL bytes", found=repr(word[:60]),
+                         hint="remove the NUL byte from the recipe or the flags")
+
+
+def shell_quote(word: str) -> str:
+    """One word for a POSIX shell: quoted, except that one ``$NAME`` in a word made only of
+    plain characters (``$HEAD_IP``, ``$HOME/x``, ``--a=$IP:1``) is left to the shell to
+    expand. The whole word must match (``fullmatch``): a newline or a quote anywhere, even
+    last, gets the word quoted."""
+    _refuse_nul(word)
+    if _VARIABLE.fullmatch(word):
         return word
-    if _EXPANDABLE.match(word):
+    if _EXPANDABLE.fullmatch(word) or _ARITHMETIC.fullmatch(word):
         return f'"{word}"'
     return shlex.quote(word)
+
+
+def shell_join(argv: Sequence[str]) -> str:
+    """``argv`` as one line of shell text that runs exactly ``argv`` (no word expanded)."""
+    for word in argv:
+        _refuse_nul(word)
+    return shlex.join(argv)
 
 
 def serve_argv(launch: Launch, model: str, flags: Sequence[str]) -> list[str]:
@@ -200,6 +223,6 @@ def at_head(words: Sequence[str], head: str) -> list[str]:
 
 __all__ = [
     "CONTAINER_MODEL_DIR", "DEFAULT_PORT", "HEAD", "HF_CACHE", "RAY_PORT", "SGLANG_DIST_PORT",
-    "Command", "Launch", "Rendered", "at_head", "node_flags", "serve_argv", "shell_text",
-    "with_node_flags",
+    "Command", "Launch", "Rendered", "at_head", "node_flags", "serve_argv", "shell_join",
+    "shell_quote", "shell_text", "with_node_flags",
 ]
