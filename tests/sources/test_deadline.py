@@ -29,6 +29,7 @@ from servewise.sources.deadline import (
 from servewise.sources.hub import HubReader
 from servewise.sources.pypi import open_pypi
 from servewise.sources.remote_wheel import open_url
+from support.clock import FakeClock
 from support.http_servers import Served, serve
 from support.silent import elapsed, silent_server, trickle_server
 
@@ -129,6 +130,31 @@ def test_a_deadline_travels_to_workers_without_its_callback() -> None:
     assert copy.wait_s == deadline.wait_s == 30
 
 
+def test_the_clock_says_what_is_left_and_when_it_is_over() -> None:
+    clock = FakeClock()
+    deadline = Deadline.start(10, wait_s=60, clock=clock)
+    assert deadline.wait_limit() == 10 and deadline.remaining() == 10
+    clock.advance(7.5)
+    assert deadline.wait_limit() == 2.5 and deadline.allows(2) and not deadline.allows(3)
+    deadline.check("h", "x")
+    clock.advance(2.5)
+    with pytest.raises(DeadlineError, match="after the 10 s deadline") as caught:
+        deadline.check("h", "x")
+    assert "raise it" in (caught.value.hint or "")
+    assert pickle.loads(pickle.dumps(deadline)).remaining() == 0.0
+
+
+def test_a_retry_pause_past_the_deadline_is_not_taken() -> None:
+    served = _flaky([(503, {"Retry-After": "3"}), (503, {"Retry-After": "3"})])
+    clock = FakeClock()
+    with serve(served) as base, httpx.Client() as client:
+        answer = send(client, client.build_request("GET", base + "/x"),
+                      Deadline.start(5, clock=clock), host="h", what="x")
+    # 3 s fits the 5 s deadline once; the second 3 s would not.
+    assert answer.status_code == 503 and clock.slept == [3.0]
+    assert len(served.requests) == 2
+
+
 def test_a_deadline_must_be_positive() -> None:
     with pytest.raises(UsageError, match="more than 0"):
         Deadline.start(0)
@@ -159,10 +185,12 @@ def _flaky(statuses: list[tuple[int, dict[str, str]]]) -> Served:
 
 def test_a_short_retry_after_is_waited_for() -> None:
     served = _flaky([(503, {"Retry-After": "0"}), (429, {"Retry-After": "0.2"})])
+    clock = FakeClock()
     with serve(served) as base, httpx.Client() as client:
-        answer = send(client, client.build_request("GET", base + "/x"), Deadline.start(10),
-                      host="h", what="x")
+        answer = send(client, client.build_request("GET", base + "/x"),
+                      Deadline.start(10, clock=clock), host="h", what="x")
     assert answer.status_code == 200 and len(served.requests) == 3
+    assert clock.slept == [0.0, 0.2]
 
 
 def test_a_retry_after_past_the_deadline_is_not_waited_for() -> None:
@@ -197,11 +225,12 @@ def test_a_dropped_connection_is_tried_again() -> None:
         return True
 
     served = Served(handler=handle)
+    clock = FakeClock()
     with serve(served) as base, httpx.Client() as client:
-        answer = send(client, client.build_request("GET", base + "/x"), Deadline.start(10),
-                      host="h", what="x")
+        answer = send(client, client.build_request("GET", base + "/x"),
+                      Deadline.start(10, clock=clock), host="h", what="x")
     assert answer.status_code == 200 and answer.content == b"fine"
-    assert len(served.requests) == 2
+    assert len(served.requests) == 2 and clock.slept == [0.5]
 
 
 def test_a_refused_connection_is_not_a_deadline() -> None:

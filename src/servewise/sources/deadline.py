@@ -22,6 +22,10 @@ prints it on stderr; the library never prints).
 
 A deadline is a small picklable value: worker processes that fetch layers or wheel
 entries get the same expiry (``time.monotonic`` is system-wide) without the callback.
+
+Time comes from a :class:`Clock` (:data:`SYSTEM_CLOCK`: ``time.monotonic`` and
+``time.sleep``); a test passes its own to :meth:`Deadline.start` and moves time on instead of
+sleeping through retry pauses and expiries.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from servewise.errors import DeadlineError
 
@@ -49,6 +53,35 @@ MAX_RETRY_WAIT_S = 10.0
 TICK_S = 5.0
 #: Statuses a retry can fix.
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+
+
+class Clock(Protocol):
+    """Where a deadline reads the time and how it pauses."""
+
+    def monotonic(self) -> float:
+        """Seconds on a clock that never goes back (as ``time.monotonic``)."""
+        ...
+
+    def sleep(self, seconds: float) -> None:
+        """Pause for ``seconds`` (as ``time.sleep``)."""
+        ...
+
+
+@dataclass(frozen=True)
+class SystemClock:
+    """The machine's clock: ``time.monotonic`` and ``time.sleep``."""
+
+    def monotonic(self) -> float:
+        """``time.monotonic()``."""
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        """``time.sleep(seconds)``."""
+        time.sleep(seconds)
+
+
+SYSTEM_CLOCK = SystemClock()
+"""The clock every deadline uses unless given another."""
 
 
 def _seconds(value: float) -> str:
@@ -81,7 +114,7 @@ class Deadline:
     """When a command's network work must end, and how long one wait may last."""
 
     expires_at: float | None = None
-    """``time.monotonic()`` value of the overall deadline; ``None``: no overall limit."""
+    """:attr:`clock` time of the overall deadline; ``None``: no overall limit."""
     total_s: float | None = None
     """The overall budget it was started with (for messages)."""
     wait_s: float = DEFAULT_WAIT_S
@@ -89,23 +122,28 @@ class Deadline:
     on_wait: WaitCallback | None = field(default=None, compare=False)
     """Told every :attr:`tick_s` while a wait lasts (not carried to worker processes)."""
     tick_s: float = TICK_S
+    clock: Clock = field(default=SYSTEM_CLOCK, compare=False, repr=False)
+    """Where the time comes from (:data:`SYSTEM_CLOCK` unless a test gives its own)."""
 
     @classmethod
     def start(cls, total_s: float | None = None, *, wait_s: float = DEFAULT_WAIT_S,
-              on_wait: WaitCallback | None = None, tick_s: float | None = None) -> Deadline:
-        """A deadline that starts now: ``total_s`` seconds from now (``None``: no overall limit)."""
+              on_wait: WaitCallback | None = None, tick_s: float | None = None,
+              clock: Clock = SYSTEM_CLOCK) -> Deadline:
+        """A deadline that starts now: ``total_s`` seconds from now (``None``: no overall limit),
+        as ``clock`` tells the time."""
         if total_s is not None and not total_s > 0:
             from servewise.errors import UsageError
 
             raise UsageError(f"--timeout {total_s:g}: a deadline must be more than 0 seconds",
                              found=total_s, hint="e.g. --timeout 30")
-        expires = None if total_s is None else time.monotonic() + total_s
+        expires = None if total_s is None else clock.monotonic() + total_s
         return cls(expires, total_s, wait_s if total_s is None else min(wait_s, total_s),
-                   on_wait, TICK_S if tick_s is None else tick_s)
+                   on_wait, TICK_S if tick_s is None else tick_s, clock)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # The callback stays in the process that prints; workers get the limits only.
-        return (Deadline, (self.expires_at, self.total_s, self.wait_s, None, self.tick_s))
+        # The callback stays in the process that prints; workers get the limits and clock.
+        return (Deadline, (self.expires_at, self.total_s, self.wait_s, None, self.tick_s,
+                           self.clock))
 
     def with_callback(self, on_wait: WaitCallback | None) -> Deadline:
         """The same deadline, telling ``on_wait`` about long waits."""
@@ -117,7 +155,7 @@ class Deadline:
         """Seconds left of the overall deadline (never below 0); ``None`` without one."""
         if self.expires_at is None:
             return None
-        return max(0.0, self.expires_at - time.monotonic())
+        return max(0.0, self.expires_at - self.clock.monotonic())
 
     def wait_limit(self) -> float:
         """How long the next wait may last: :attr:`wait_s`, or less when the total is near."""
@@ -179,12 +217,13 @@ class Deadline:
             return
         callback = self.on_wait
         done = threading.Event()
-        began = time.monotonic()
+        began = self.clock.monotonic()
         limit = self.wait_limit()
 
         def tick() -> None:
+            # The ticks themselves are real time: they report a wait on a real socket.
             while not done.wait(self.tick_s):
-                callback(Waiting(host, what, time.monotonic() - began, limit))
+                callback(Waiting(host, what, self.clock.monotonic() - began, limit))
 
         ticker = threading.Thread(target=tick, name="servewise-wait", daemon=True)
         ticker.start()
@@ -195,8 +234,8 @@ class Deadline:
             ticker.join()
 
     def sleep(self, seconds: float) -> None:
-        """Pause before a retry (callers check :meth:`allows` first)."""
-        time.sleep(max(0.0, seconds))
+        """Pause before a retry (callers check :meth:`allows` first), on :attr:`clock`."""
+        self.clock.sleep(max(0.0, seconds))
 
 
 # -- the command's deadline, for code far from the command line ------------------------
@@ -306,6 +345,6 @@ def host_of(url: str) -> str:
     return f"{parsed.host}{port}" if parsed.host else url
 
 
-__all__ = ["DEFAULT_WAIT_S", "MAX_RETRY_WAIT_S", "RETRIES", "Deadline", "WaitCallback",
-           "Waiting", "current_deadline", "deadline_scope", "guarded", "host_of",
-           "retry_after", "send"]
+__all__ = ["DEFAULT_WAIT_S", "MAX_RETRY_WAIT_S", "RETRIES", "SYSTEM_CLOCK", "Clock", "Deadline",
+           "SystemClock", "WaitCallback", "Waiting", "current_deadline", "deadline_scope",
+           "guarded", "host_of", "retry_after", "send"]
