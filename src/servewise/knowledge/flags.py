@@ -36,6 +36,7 @@ from servewise.knowledge._load import (
     load_table,
     shipped_entries,
 )
+from servewise.knowledge.argv import flag_key
 from servewise.knowledge.engines import serving_engines
 from servewise.versions import EngineVersion
 
@@ -227,7 +228,7 @@ class FlagTable:
         fallback: tuple[Setting, FlagSpelling] | None = None
         if engine == "vllm" and flag.startswith("--"):
             # vLLM's FlexibleArgumentParser reads --max_model_len as --max-model-len
-            flag = "--" + flag[2:].replace("_", "-")
+            flag = flag_key(flag)
         for setting, spelling in self._by_flag.get((engine, flag), ()):
             if spelling.applies(version) or version is None:
                 return setting, spelling

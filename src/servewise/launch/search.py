@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from servewise.errors import ServewiseError, UsageError
+from servewise.knowledge import argv as argv_tools
 from servewise.launch.command import engine_args, engine_of, fill
 from servewise.launch.process import Terminated, check_stop
 from servewise.launch.readiness import free_port
@@ -324,15 +325,12 @@ def planner_prior(param: Param, argv: Sequence[str], env: Mapping[str, str],
 
 
 def _without_placeholders(args: list[str]) -> list[str]:
-    """``args`` without ``--flag {value}`` / ``--flag={port}`` pairs (left to the engine)."""
-    out: list[str] = []
-    for token in args:
-        if "{value}" in token or "{port}" in token:
-            if "=" not in token and out and out[-1].startswith("-"):
-                out.pop()
-            continue
-        out.append(token)
-    return out
+    """``args`` without ``--flag {value}`` / ``--flag={port}`` (left to the engine)."""
+    out = list(args)
+    for name, value, _ in argv_tools.flags(args):
+        if value is not None and ("{value}" in value or "{port}" in value):
+            out = argv_tools.without(out, name)
+    return [word for word in out if "{value}" not in word and "{port}" not in word]
 
 
 def searchable(name: str) -> Param:
