@@ -285,8 +285,10 @@ class GpuCatalog:
             message += "; did you mean " + ", ".join(suggestions) + "?"
         raise UsageError(
             message,
-            hint="`servewise gpus` lists the known GPUs; add yours to gpus.toml in "
-            "$SERVEWISE_DATA_DIR (default ~/.config/servewise/)",
+            hint="`servewise gpus` lists the known GPUs; for another, describe it: "
+            f"--gpu {name}:COUNT --gpu-memory SIZE --compute-capability X.Y (plan and check, "
+            "docs/plan.md), or add it to gpus.toml in $SERVEWISE_DATA_DIR (default "
+            "~/.config/servewise/)",
             found=name,
             close_matches=suggestions,
         )

@@ -7,8 +7,9 @@ imported recipe carries the flags the site shows:
 
 1. ``model.base_args``; the variant's ``extra_args`` (and its exact-GPU override's);
 2. the strategy's ``vllm_args`` and parallel size: one node: ``parallel_flag`` = the node's
-   GPUs (``single_node_tp``: the variant's or the recipe's ``tp`` cap, else 1 when the
-   variant's ``vram_minimum_gb`` fits one GPU, else the node); several nodes: TP over every
+   GPUs (``single_node_tp``: the variant's or the recipe's ``tp`` cap, else the fewest GPUs,
+   a power of two, whose memory holds the variant's ``vram_minimum_gb``, where the site takes
+   the whole node as soon as one GPU is too small); several nodes: TP over every
    GPU, TP per node x PP (``tp_pp``) or DP per node (``tp_dp``, ``--data-parallel-size``
    strategies); prefill/decode: each pool's own TP or DEP layout;
 3. ``strategy_overrides.<strategy>`` args; 4. hardware overrides (generation, else ``nvidia``;
@@ -23,6 +24,7 @@ Everything here is pure: dictionaries in, a :class:`Synthesis` out.
 from __future__ import annotations
 
 import math
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -153,11 +155,36 @@ def _block(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+AMD_ORG = "amd/"
+"""Checkpoints AMD publishes (``amd/gpt-oss-120b-w-mxfp4-a-fp8``, ``amd/Kimi-K2.5-MXFP4``) are
+AMD Quark quantizations made for Instinct GPUs: the recipe files describe them "for MI355X
+(gfx950)" (vllm-project/recipes ``models/openai/gpt-oss-120b.yaml``, variant ``amd_fp8``)."""
+
+_AMD_WORDS = re.compile(r"\b(?:AMD|Instinct|MI\d{3}X?|gfx9\d\d|ROCm)\b", re.IGNORECASE)
+_NVIDIA_WORDS = re.compile(r"\b(?:NVIDIA|CUDA|Hopper|Blackwell|Ampere|Ada|SM\d+|G?[ABHL]\d{2,3}|"
+                           r"GB\d{3}|RTX)\b", re.IGNORECASE)
+
+
+def amd_only(variant: Mapping[str, Any]) -> bool:
+    """Whether a variant's checkpoint is made for AMD GPUs only: published by AMD, or a Quark
+    quantization described for AMD GPUs with no NVIDIA one named (``EmbeddedLLM/...-MXFP4``,
+    "Quark OCP MXFP4 checkpoint for AMD Instinct"). A description that merely names an AMD
+    GPU among others ("BF16 on 2x H200 or MI300X") does not make a variant AMD-only."""
+    if str(variant.get("model_id") or "").lower().startswith(AMD_ORG):
+        return True
+    text = str(variant.get("description") or "")
+    return "quark" in text.lower() and bool(_AMD_WORDS.search(text)) \
+        and not _NVIDIA_WORDS.search(text)
+
+
 def precision_fits(variant: Mapping[str, Any], profile: Mapping[str, Any]) -> bool:
-    """Whether the variant's precision runs on the profile (NVFP4 needs Blackwell)."""
+    """Whether the variant's precision runs on the profile (NVFP4 needs Blackwell; a checkpoint
+    made for AMD GPUs, :func:`amd_only`, needs AMD), unless the variant names its hardware."""
     own = variant.get("precision_hardware")
     if isinstance(own, Mapping):
         needs = (own.get("brand"), own.get("generation"))
+    elif amd_only(variant):
+        needs = ("AMD", None)
     else:
         needs = PRECISION_NEEDS.get(str(variant.get("precision", "")).lower(), (None, None))
     wanted_brand, wanted_generation = needs
@@ -221,7 +248,13 @@ def single_node_tp(model: Mapping[str, Any], variant: Mapping[str, Any],
     needed = vram_minimum(variant)
     if not needed or not per_gpu:
         return count
-    return 1 if needed <= per_gpu else count
+    # The site's resolveSingleNodeTp takes the whole node as soon as one GPU is too small
+    # (gpt-oss-120b's 96 GB on 80 GB H100s became TP8, "needs 8 GPUs per node"); servewise
+    # asks for what the variant needs: the smallest power of two whose memory holds it.
+    tp = 1
+    while tp < count and tp * per_gpu < needed:
+        tp *= 2
+    return min(tp, count)
 
 
 def features_on(model: Mapping[str, Any], variant_name: str, hw_id: str) -> list[str]:
@@ -525,8 +558,8 @@ def pd_nodes(model: Mapping[str, Any], variant: Mapping[str, Any], strategy: Map
 
 
 __all__ = [
-    "HEAD", "MAX_NODES", "PoolSynthesis", "Synthesis", "brand", "dedupe", "feature_args",
-    "features_on", "generation", "keyed", "min_gpus", "node_vram", "nodes_for", "pd_nodes",
-    "pool_modes", "precision_fits", "single_node_tp", "split_words", "synthesize",
-    "vram_minimum",
+    "AMD_ORG", "HEAD", "MAX_NODES", "PoolSynthesis", "Synthesis", "amd_only", "brand",
+    "dedupe", "feature_args", "features_on", "generation", "keyed", "min_gpus", "node_vram",
+    "nodes_for", "pd_nodes", "pool_modes", "precision_fits", "single_node_tp", "split_words",
+    "synthesize", "vram_minimum",
 ]
