@@ -18,15 +18,18 @@ from servewise.knowledge.accounting import load_engine_constants
 from support.plan_corpus import load_corpus
 from support.plan_lofo import LeaveOneFamilyOut, Scores, evaluate, family, implied_value
 
-LOFO_SHARE_FLOOR = 0.80
-"""Measured 2026-12-07: 16 of 20 complete records within 3 % leave-one-family-out
-(docs/plan.md lists the four misses)."""
-LOFO_FAILURES_FLOOR = 3
-"""Measured 2026-12-07: 3 of the 4 logged failures predicted leave-one-family-out."""
-LOFO_CONCURRENCY_MAE_CEILING = 0.047
-"""Measured 2026-12-07: 4.67 % mean absolute error on max concurrency (6 records)."""
-GAP_CEILING = 0.10
-"""Measured 2026-12-07: in sample 0.90, leave-one-family-out 0.80."""
+LOFO_SHARE_FLOOR = 0.90
+"""Measured 2026-12-07 (second pass): 18 of 20 complete records within 3 % leave-one-family-
+out (docs/plan.md lists the two misses). Read in vLLM's source instead of fitted: the Triton
+MXFP4 scale copies (gpt-oss), the three hidden-size tensors of llama.py's loop, the rope
+cache."""
+LOFO_FAILURES_FLOOR = 4
+"""Measured 2026-12-07 (second pass): all 4 logged failures predicted leave-one-family-out."""
+LOFO_CONCURRENCY_MAE_CEILING = 0.036
+"""Measured 2026-12-07 (second pass): 3.57 % mean absolute error on max concurrency (6
+records)."""
+GAP_CEILING = 0.0
+"""Measured 2026-12-07 (second pass): in sample 0.90, leave-one-family-out 0.90."""
 FIT_TOLERANCE = 0.10
 """How far a shipped fitted value may sit from the median its corpus logs imply."""
 
@@ -75,8 +78,10 @@ def test_llama_is_predicted_without_llama_fitted_values(
         figures: tuple[Scores, Scores, LeaveOneFamilyOut]) -> None:
     _in, _out, lofo = figures
     replaced = lofo.replaced["llama"]
-    # fitted only on Llama logs: the prior (a derivation) or another engine's measurement
-    assert replaced["vllm.activation.elements"] == 2
+    # derived from vLLM's llama.py (three hidden-size tensors at the MLP peak), not fitted:
+    # kept for Llama's own records
+    assert "vllm.activation.elements" not in replaced
+    # fitted only on Llama logs: another engine's measurement of the same memory
     assert replaced["vllm.non_torch.multi"] == next(
         c.value for c in lofo.constants.all() if c.id == "sglang.pre_load.multi")
     # fitted on Llama and gpt-oss logs: the gpt-oss log alone sets it

@@ -100,26 +100,88 @@ def block_size(model: ModelInfo, device: GpuSpec, settings: Settings,
     return get("block_size_cuda"), "CUDA attention default"
 
 
+def _mxfp4_backend(model: ModelInfo, device: GpuSpec, version: EngineVersion,
+                   constants: EngineConstants) -> tuple[str, int, int]:
+    """The MXFP4 MoE backend vLLM picks and its padding (hidden, intermediate alignment)."""
+    if device.is_cpu:
+        return "CPU", 32, 32
+    cc = device.compute_capability or ComputeCapability(9, 0)
+    marlin_until = constants.text(ENGINE, "mxfp4_marlin_on_hopper_until", version)
+    if cc.major < 10 and not version.at_least(marlin_until):
+        rule, backend = constants.text(ENGINE, "mxfp4_padding_marlin", version), "Marlin"
+    else:
+        rule, backend = constants.text(ENGINE, "mxfp4_padding_triton", version), "Triton"
+    parts = dict(part.strip().split() for part in rule.split(","))
+    return backend, int(parts["hidden"]), int(parts["intermediate"])
+
+
 def _mxfp4_factor(model: ModelInfo, device: GpuSpec, version: EngineVersion,
                   constants: EngineConstants) -> tuple[float, str]:
     spec = model.spec
     if spec.quant_method != "mxfp4" or spec.moe is None:
         return 1.0, ""
-    if device.is_cpu:
-        hidden_align, inter_align, backend = 32, 32, "CPU"
-    else:
-        cc = device.compute_capability or ComputeCapability(9, 0)
-        marlin_until = constants.text(ENGINE, "mxfp4_marlin_on_hopper_until", version)
-        if cc.major < 10 and not version.at_least(marlin_until):
-            rule, backend = constants.text(ENGINE, "mxfp4_padding_marlin", version), "Marlin"
-        else:
-            rule, backend = constants.text(ENGINE, "mxfp4_padding_triton", version), "Triton"
-        parts = dict(part.strip().split() for part in rule.split(","))
-        hidden_align, inter_align = int(parts["hidden"]), int(parts["intermediate"])
+    backend, hidden_align, inter_align = _mxfp4_backend(model, device, version, constants)
     factor = expert_padding_factor(spec.hidden, spec.moe.intermediate, hidden_align,
                                    inter_align)
     return factor, f"{backend} MXFP4 MoE pads hidden to {hidden_align} and intermediate " \
                    f"to {inter_align}"
+
+
+def triton_mxfp4_copies(model: ModelInfo, device: GpuSpec, settings: Settings,
+                        constants: EngineConstants, version: EngineVersion) -> int:
+    """Bytes per MoE layer on one rank that vLLM's Triton MXFP4 backend adds on Hopper.
+
+    ``process_weights_after_loading`` (``quantization/mxfp4.py`` 0.12.0 and 0.14.1;
+    ``fused_moe/oracle/mxfp4.py`` 0.20.0) swizzles the expert scales into new tensors for
+    ``triton_kernels`` (``_swizzle_mxfp4``) and deletes only the old weights: the
+    checkpoint's E8M0 scales stay as parameters beside the copies, which
+    ``HopperMXScaleLayout`` pads to ``2 * num_warps * 2 * 8`` = 256 rows (``num_warps`` 8);
+    the biases become fp32 (2 more bytes each). Blackwell takes FlashInfer by default.
+    """
+    spec = model.spec
+    if spec.quant_method != "mxfp4" or spec.moe is None or device.is_cpu:
+        return 0
+    backend, _, inter_align = _mxfp4_backend(model, device, version, constants)
+    cc = device.compute_capability or ComputeCapability(9, 0)
+    if backend != "Triton" or cc.major != 9:
+        return 0
+    layout = settings.layout
+    rows = constants.integer(ENGINE, "mxfp4_triton_hopper_scale_rows", version)
+    experts = -(-spec.moe.experts // layout.ep) if layout.expert_parallel else spec.moe.experts
+    inter = spec.moe.intermediate if layout.expert_parallel else spec.moe.intermediate // layout.tp
+    inter = -(-inter // inter_align) * inter_align
+
+    def padded(size: int, align: int) -> int:
+        return -(-size // align) * align
+
+    w13 = padded(2 * inter, rows) * padded(-(-spec.hidden // 32), 2)
+    w2 = padded(spec.hidden, rows) * padded(-(-inter // 32), 2)
+    biases = (2 * inter + spec.hidden) * 2
+    return experts * (w13 + w2 + biases)
+
+
+def rope_cache_bytes(model: ModelInfo) -> int:
+    """The rotary embedding's ``cos_sin_cache`` on each rank, counted in "Model loading took".
+
+    ``RotaryEmbedding.__init__`` (``layers/rotary_embedding/base.py``, 0.14.1) registers a
+    ``(max_position, rotary_dim)`` buffer in the model dtype, one per distinct rope
+    (``get_rope`` keeps them in ``_ROPE_DICT``): ``rotary_dim`` is ``head_dim *
+    partial_rotary_factor``, or ``qk_rope_head_dim`` for MLA; Gemma 3's local layers have a
+    rope of their own (``rope_local_base_freq``). Llama-3.1-8B: 32 MiB, the difference
+    between its 14.96 GiB checkpoint and the 14.99 GiB vLLM logs (vllm-project/vllm#10517).
+    """
+    spec = model.spec
+    if not spec.max_position or spec.family == "dsv4":
+        return 0
+    text = model.config.text
+    params = text.get("rope_parameters") or text.get("rope_scaling") or {}
+    factor = text.get("partial_rotary_factor") or (
+        params.get("partial_rotary_factor") if isinstance(params, dict) else None) or 1.0
+    rope_dim = text.get("qk_rope_head_dim")
+    rotary = int(rope_dim) if spec.uses_mla and rope_dim else int(spec.head_dim * float(factor))
+    element = 4 if spec.dtype.lower() in ("float32", "float") else 2
+    ropes = 2 if text.get("rope_local_base_freq") else 1
+    return ropes * spec.max_position * rotary * element
 
 
 def rank_weights(model: ModelInfo, device: GpuSpec, settings: Settings,
@@ -136,6 +198,20 @@ def rank_weights(model: ModelInfo, device: GpuSpec, settings: Settings,
         for stage in stages:
             stage.by_role["experts"] = int(stage.by_role["experts"] * factor)
         notes.append(f"{why}: expert weights x{factor:.4f}")
+    rope = rope_cache_bytes(model)
+    if rope:
+        for stage in stages:
+            stage.by_role["rope cache"] = rope
+    copies = triton_mxfp4_copies(model, device, settings, constants, version)
+    if copies:
+        moe_layers = model.spec.num_layers - (model.spec.moe.dense_layers
+                                               if model.spec.moe else 0)
+        total = sum(stage.by_role["experts"] for stage in stages) or 1
+        for stage in stages:
+            share = stage.by_role["experts"] / total
+            stage.by_role["experts"] += int(copies * moe_layers * share)
+        notes.append(f"Triton MXFP4 MoE keeps the checkpoint's scales beside their swizzled "
+                     f"copies and fp32 biases: {copies * moe_layers / GIB:.2f} GiB per rank")
     return stages, notes
 
 
