@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from servewise.errors import StoreError
+from servewise.formats.redact import redact_data, redact_text
 
 #: Schema steps, applied in order; ``PRAGMA user_version`` records how many ran.
 _MIGRATIONS: tuple[str, ...] = (
@@ -84,6 +85,12 @@ _MIGRATIONS: tuple[str, ...] = (
     )
     """,
 )
+
+
+def _redacted_json(document: Any) -> str:
+    """A document as compact JSON with every secret masked (:mod:`servewise.formats.redact`):
+    what a user or a server put in a run (an API key, a password in a URL) is never stored."""
+    return json.dumps(redact_data(document), separators=(",", ":"))
 
 
 def default_path() -> Path:
@@ -213,13 +220,13 @@ class Store:
             self._db.execute(
                 "INSERT INTO bench_runs (run_id, created_at, url, model, document) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (run_id, time.time(), str(document.get("url", "")),
-                 str(document.get("model", "")), json.dumps(document, separators=(",", ":"))),
+                (run_id, time.time(), redact_text(str(document.get("url", ""))),
+                 str(document.get("model", "")), _redacted_json(document)),
             )
             self._db.executemany(
                 "INSERT INTO bench_requests (run_id, level, phase, seq, record) "
                 "VALUES (?, ?, ?, ?, ?)",
-                [(run_id, level, phase, seq, json.dumps(record, separators=(",", ":")))
+                [(run_id, level, phase, seq, _redacted_json(record))
                  for level, phase, seq, record in requests],
             )
             self._db.execute("COMMIT")
@@ -271,7 +278,7 @@ class Store:
             "updated_at = excluded.updated_at, outcome = excluded.outcome, "
             "document = excluded.document",
             (run_id, search_id, now, now, str(document.get("outcome", "")),
-             json.dumps(document, separators=(",", ":"))),
+             _redacted_json(document)),
         )
 
     def launches(self, limit: int = 50, *, search_id: str | None = None,
@@ -301,7 +308,7 @@ class Store:
             "updated_at = excluded.updated_at, status = excluded.status, "
             "document = excluded.document",
             (search_id, now, now, str(document.get("param", "")),
-             str(document.get("status", "")), json.dumps(document, separators=(",", ":"))),
+             str(document.get("status", "")), _redacted_json(document)),
         )
 
     def searches(self, limit: int = 50) -> list[dict[str, Any]]:

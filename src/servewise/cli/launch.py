@@ -213,10 +213,18 @@ def launch(
             "gpu": gpu, "docker_image": docker, "prediction": prediction,
             "prediction_note": why}
     record("launch", {**base, "run_id": run_id, "outcome": "starting"}, None)
+
+    def started(pid: int, start_time: int | None) -> None:
+        # Recorded the moment the engine exists: a launch killed before it is ready still
+        # leaves a row `servewise stop` can act on.
+        record("launch", {**base, "run_id": run_id, "outcome": "starting", "pid": pid,
+                          "start_time": start_time}, None)
+
     served = None
     with terminate_as_interrupt(), EngineRun(
             spec, on_line=None if as_json else _echo_line,
-            on_stage=None if as_json else lambda s: say("stage", "dim", s)) as run:
+            on_stage=None if as_json else lambda s: say("stage", "dim", s),
+            on_started=started) as run:
         result = run.wait_ready()
         document: dict[str, Any] = {**base, **result.to_dict(), "start_time": run.start_time,
                                     "evidence": _evidence(prediction, result)}

@@ -25,14 +25,15 @@ from typing import IO, Any
 from servewise.errors import UsageError
 
 __all__ = [
-    "GRACE_SECONDS", "Terminated", "check_stop", "group_alive", "group_members",
-    "process_start_time", "spawn", "start_watchdog", "stop_group", "stop_requested",
-    "terminate_as_interrupt", "watch_group",
+    "GRACE_SECONDS", "Terminated", "become_subreaper", "check_stop", "children",
+    "group_alive", "group_members", "process_start_time", "spawn", "start_watchdog",
+    "stop_adopted", "stop_group", "stop_requested", "terminate_as_interrupt", "watch_group",
 ]
 
 GRACE_SECONDS = 15.0
 """Seconds between SIGTERM and SIGKILL when stopping an engine."""
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 class Terminated(BaseException):
@@ -157,6 +158,71 @@ def group_members(pgid: int) -> list[int]:
         if len(fields) > 2 and fields[0] != "Z" and int(fields[2]) == pgid:
             members.append(int(entry.name))
     return sorted(members)
+
+
+def become_subreaper() -> bool:
+    """Make this process a child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``): a process
+    under it that daemonizes (forks, ``setsid``, lets its parent exit) is adopted by this
+    process rather than by init, so :func:`stop_adopted` still finds and stops it. False
+    where the kernel does not offer it."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2:].split()
+
+
+def children(parent: int | None = None) -> set[int]:
+    """The live (not zombie) children of ``parent`` (default: this process), from ``/proc``."""
+    parent = os.getpid() if parent is None else parent
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat_fields(int(entry.name))
+            if fields and len(fields) > 1 and fields[0] != "Z" and int(fields[1]) == parent:
+                found.add(int(entry.name))
+    return found
+
+
+def _reap(pids: set[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def stop_adopted(keep: set[int], grace: float = GRACE_SECONDS, poll: float = 0.1) -> list[int]:
+    """Stop this process's children other than ``keep``: the daemonized processes a
+    subreaper adopted (each with its group), SIGTERM then SIGKILL after ``grace``; they are
+    reaped. Returns the pids it signalled."""
+    signalled: list[int] = []
+    deadline = time.monotonic() + grace
+    kill_by = deadline + 5.0
+    while time.monotonic() < kill_by:
+        left = children() - keep
+        _reap(set(signalled) - left)
+        if not left:
+            break
+        signum = signal.SIGTERM if time.monotonic() < deadline else signal.SIGKILL
+        for pid in left:
+            if pid not in signalled or signum == signal.SIGKILL:
+                _signal_group(pid, signum)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signum)
+            if pid not in signalled:
+                signalled.append(pid)
+        time.sleep(poll)
+    _reap(set(signalled))
+    return signalled
 
 
 def group_alive(pgid: int) -> bool:

@@ -32,15 +32,19 @@ from typing import IO, Any
 from servewise.diagnose import Diagnosis, new_scanner
 from servewise.errors import LogInputError, ServewiseError
 from servewise.formats.redact import redact_argv, redact_text, terminal_safe
+from servewise.formats.redact import redact_argv, redact_text, terminal_safe
 from servewise.launch.cause import RootCause
 from servewise.launch.hints import EngineNumbers
 from servewise.launch.process import (
     GRACE_SECONDS,
     Terminated,
+    become_subreaper,
     check_stop,
+    children,
     process_start_time,
     spawn,
     start_watchdog,
+    stop_adopted,
     stop_group,
     watch_group,
 )
@@ -53,6 +57,9 @@ SETTLE_SECONDS = 1.0
 SETTLE_MAX_SECONDS = 5.0
 POLL_SECONDS = 0.25
 _READ_SIZE = 65536
+#: The longest line the log pump holds: a longer one is taken in pieces of this size, so a
+#: 100 MB line costs linear time and bounded memory (and never blocks the engine's writes).
+MAX_LINE_BYTES = 2**20
 
 LineCallback = Callable[[str], None]
 
@@ -163,7 +170,8 @@ class _LogPump:
         self.write_error: OSError | None = None
         self.scan_error: ServewiseError | None = None
         self._stop = threading.Event()
-        self._pending = b""
+        self._pending: list[bytes] = []
+        self._pending_size = 0
         self._thread = threading.Thread(target=self._run, name="servewise-log", daemon=True)
 
     def start(self) -> None:
@@ -189,8 +197,8 @@ class _LogPump:
         else:
             self._follow()
         if self._pending:
-            self._lines(self._pending + b"\n")
-            self._pending = b""
+            self._lines(b"".join(self._pending) + b"\n")
+            self._pending, self._pending_size = [], 0
         for handle in (self.sink, self.source):
             if handle is not None:
                 with contextlib.suppress(OSError):
@@ -216,21 +224,38 @@ class _LogPump:
                 time.sleep(0.1)
 
     def _take(self, chunk: bytes) -> None:
+        """Whole lines go on at once; the rest waits in pieces, joined once its line ends
+        (or once it reaches :data:`MAX_LINE_BYTES`): linear in the bytes, however cut."""
         self.last_data = time.monotonic()
         self.bytes += len(chunk)
+        cut = chunk.rfind(b"\n") + 1
+        if not cut:
+            self._pending.append(chunk)
+            self._pending_size += len(chunk)
+            if self._pending_size >= MAX_LINE_BYTES:
+                held = b"".join(self._pending)
+                self._pending, self._pending_size = [], 0
+                self._lines(held + b"\n")
+            return
+        data = b"".join((*self._pending, chunk[:cut])) if self._pending else chunk[:cut]
+        self._pending = [chunk[cut:]] if cut < len(chunk) else []
+        self._pending_size = len(chunk) - cut
+        self._lines(data)
+
+    def _write(self, data: bytes) -> None:
         if self.sink is not None and self.write_error is None:
             try:
-                self.sink.write(chunk)
+                self.sink.write(data)
                 self.sink.flush()
             except OSError as error:
                 self.write_error = error
-        data = self._pending + chunk
-        cut = data.rfind(b"\n") + 1
-        self._pending = data[cut:]
-        if cut:
-            self._lines(data[:cut])
 
     def _lines(self, data: bytes) -> None:
+        # Secrets the engine prints (its own argv, an API key) go no further: not to the
+        # log, the scanner (whose findings are stored) nor the terminal.
+        data = redact_text(data.decode("utf-8", "surrogateescape")).encode(
+            "utf-8", "surrogateescape")
+        self._write(data)
         with self.lock:
             if self.scan_error is None:
                 try:
@@ -241,7 +266,7 @@ class _LogPump:
             line = raw.decode("utf-8", "replace")
             self.numbers.feed(line)
             if self.on_line is not None:
-                self.on_line(line)
+                self.on_line(terminal_safe(line))
 
     def close_quiet_event(self) -> None:
         """After :data:`SETTLE_SECONDS` of quiet, judge an error message left open.
@@ -280,10 +305,16 @@ class EngineRun:
     """One engine process from start to stop; see the module's docstring."""
 
     def __init__(self, spec: LaunchSpec, *, on_line: LineCallback | None = None,
-                 on_stage: Callable[[str], None] | None = None) -> None:
+                 on_stage: Callable[[str], None] | None = None,
+                 on_started: Callable[[int, int | None], None] | None = None) -> None:
         self.spec = spec
         self.on_line = on_line
         self.on_stage = on_stage
+        self.on_started = on_started
+        self._before: set[int] = set()
+        """This process's children before the engine started (not stopped with it)."""
+        """Called with the engine's pid and start time the moment it exists (to record
+        them before anything else can fail)."""
         self.process: subprocess.Popen[bytes] | None = None
         self.watchdog: subprocess.Popen[bytes] | None = None
         self.pump: _LogPump | None = None
@@ -338,7 +369,7 @@ class EngineRun:
         try:
             spec.log_path.parent.mkdir(parents=True, exist_ok=True)
             log = spec.log_path.open("ab", buffering=0)
-            log.write(("$ " + " ".join(spec.argv) + "\n").encode())
+            log.write(("$ " + " ".join(redact_argv(spec.argv)) + "\n").encode())
         except OSError as error:
             if log is not None:
                 log.close()
@@ -351,6 +382,8 @@ class EngineRun:
         pump = _LogPump(None, spec.log_path, None if spec.detach else log, self.on_line)
         if not spec.detach:
             self.watchdog = start_watchdog(spec.grace_s)
+            become_subreaper()
+        self._before = children()
         try:
             self.process = spawn(spec.argv, env=env, cwd=None,
                                  stdout=log if spec.detach else subprocess.PIPE,
@@ -362,12 +395,14 @@ class EngineRun:
         finally:
             if self.watchdog is not None:
                 watch_group(self.watchdog, self.process.pid if self.process else None)
+        self.start_time = process_start_time(self.process.pid)
+        if self.on_started is not None:
+            self.on_started(self.process.pid, self.start_time)
         if spec.detach:
             log.close()
         else:
             pump.source = self.process.stdout
         self.pump = pump
-        self.start_time = process_start_time(self.process.pid)
         self.pump.start()
         return None
 
@@ -460,6 +495,8 @@ class EngineRun:
             self._release_watchdog()
             return None
         how = stop_group(self.process.pid, self.process, grace=self.spec.grace_s)
+        stop_adopted(self._before | ({self.watchdog.pid} if self.watchdog else set()),
+                     grace=self.spec.grace_s)
         if self.pump is not None:
             self.pump.stop()
         self._release_watchdog()

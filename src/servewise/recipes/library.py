@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from servewise.errors import SourceError
+from servewise.formats.redact import terminal_safe
 from servewise.formats.yaml_limits import MAX_CHARS, YamlLimitError
 from servewise.knowledge._load import user_data_dir
 from servewise.knowledge.gpus import GpuCatalog, load_gpu_catalog
@@ -269,15 +270,18 @@ def read_recipe_files(paths: Iterable[Path], catalog: GpuCatalog, *, user: bool)
     files: list[tuple[str, bytes]] = []
     problems: list[Problem] = []
     for path in paths:
+        # A file name is shown in tables and errors: a name holding escape sequences (a
+        # title change, a screen clear) is shown without them.
+        name = terminal_safe(str(path))
         try:
-            files.append((str(path), read_regular(path, limit=MAX_CHARS, what="recipe file")))
+            files.append((name, read_regular(path, limit=MAX_CHARS, what="recipe file")))
         except SourceError as exc:
-            check = Checker(str(path))
+            check = Checker(name)
             check.problem("(file)", f"refused: {exc.message}", expected=exc.fields.get(
                 "expected"), found=exc.fields.get("found"))
             problems.extend(check.problems)
         except OSError as exc:
-            check = Checker(str(path))
+            check = Checker(name)
             check.problem("(file)", f"cannot read: {exc}")
             problems.extend(check.problems)
     try:
