@@ -139,3 +139,18 @@ def test_estimated_max_model_len_of_a_logged_error_within_two_percent() -> None:
     estimated = vllm_max_model_len(groups, available, mml, 8192)
     logged = record.logged["estimated_max_model_len"]
     assert abs(estimated / logged - 1) <= 0.02, (estimated, logged)
+
+
+def test_the_vision_encoder_profile_follows_vllm_s_dummy_batch() -> None:
+    from servewise.plan.vision import max_items, vision_tower
+
+    gemma = vision_tower(load_model("gemma-3-27b-it"))
+    assert gemma is not None and (gemma.tokens, gemma.patches) == (256, 4096)
+    # encoder budget 8192 tokens / 256 a picture: 32 pictures, however many sequences
+    assert max_items(gemma, 8192, 1024, 8192) == 32
+    qwen = vision_tower(load_model("qwen3.6-35b-a3b-nvfp4"))
+    assert qwen is not None and (qwen.tokens, qwen.patches) == (16384, 65536)
+    # one 4096 x 4096 picture fills the budget of max(8192, 16384) tokens
+    assert max_items(qwen, 8192, 1, 131072) == 1
+    # an encoder not read: the planner keeps its single allowance
+    assert vision_tower(load_model("llama-3.1-8b-instruct")) is None

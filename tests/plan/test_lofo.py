@@ -18,18 +18,18 @@ from servewise.knowledge.accounting import load_engine_constants
 from support.plan_corpus import load_corpus
 from support.plan_lofo import LeaveOneFamilyOut, Scores, evaluate, family, implied_value
 
-LOFO_SHARE_FLOOR = 0.90
-"""Measured 2026-12-07 (second pass): 18 of 20 complete records within 3 % leave-one-family-
-out (docs/plan.md lists the two misses). Read in vLLM's source instead of fitted: the Triton
+LOFO_SHARE_FLOOR = 0.95
+"""Measured 2026-12-07 (second pass): 19 of 20 complete records within 3 % leave-one-family-
+out (docs/plan.md names the miss). Read in vLLM's source instead of fitted: the Triton
 MXFP4 scale copies (gpt-oss), the three hidden-size tensors of llama.py's loop, the rope
-cache."""
+cache, the vision encoder's dummy batch (plan/vision.py)."""
 LOFO_FAILURES_FLOOR = 4
 """Measured 2026-12-07 (second pass): all 4 logged failures predicted leave-one-family-out."""
-LOFO_CONCURRENCY_MAE_CEILING = 0.036
-"""Measured 2026-12-07 (second pass): 3.57 % mean absolute error on max concurrency (6
+LOFO_CONCURRENCY_MAE_CEILING = 0.008
+"""Measured 2026-12-07 (second pass): 0.77 % mean absolute error on max concurrency (6
 records)."""
 GAP_CEILING = 0.0
-"""Measured 2026-12-07 (second pass): in sample 0.90, leave-one-family-out 0.90."""
+"""Measured 2026-12-07 (second pass): in sample 0.95, leave-one-family-out 0.95."""
 FIT_TOLERANCE = 0.10
 """How far a shipped fitted value may sit from the median its corpus logs imply."""
 

@@ -44,6 +44,7 @@ from servewise.plan.kv import (
 )
 from servewise.plan.model import ModelInfo, expert_padding_factor
 from servewise.plan.startup import Settings, Startup, engine_version
+from servewise.plan.vision import vision_peak
 from servewise.plan.weights import RankWeights
 from servewise.versions import EngineVersion
 
@@ -227,10 +228,14 @@ def activation_bytes(model: ModelInfo, settings: Settings, mnbt: int, seqs: int,
     """
     forward = forward_bytes(model, settings, mnbt, constants, version)
     sampler = sampler_bytes(model, mnbt, seqs, constants, version)
-    extra = 0.0
-    if model.config.is_multimodal:
-        extra = constants.number(ENGINE, "multimodal_profile_bytes", version)
-    return int(max(forward, sampler) + extra)
+    text = max(forward, sampler)
+    if not model.config.is_multimodal:
+        return int(text)
+    length = settings.max_model_len or model.spec.max_position or mnbt
+    peak = vision_peak(model, text, mnbt, seqs, length, settings.layout.tp)
+    if peak is not None:
+        return int(peak)
+    return int(text + constants.number(ENGINE, "multimodal_profile_bytes", version))
 
 
 def sampler_bytes(model: ModelInfo, mnbt: int, seqs: int, constants: EngineConstants,
