@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from servewise.cli import app
 from servewise.errors import SourceError
-from servewise.inspect.engine_core import build_evidence
+from servewise.inspect.engine_core import scan_coverage
 from servewise.inspect.gate import gate
 from servewise.inspect.scan import scan_build
 from servewise.knowledge.gpus import GpuCatalog
@@ -52,18 +52,18 @@ def bytes_read_by_this_process() -> int:
 
 
 def test_evidence_of_an_engine_build_names_its_core() -> None:
-    evidence = build_evidence(scan_build(str(GOOD)))
-    assert evidence.engine_core == ("vllm/_C.abi3.so",)
-    assert evidence.reason is None and evidence.to_dict()["engine_core"] == ["vllm/_C.abi3.so"]
-    assert evidence.files_listed > evidence.files_read >= evidence.elf_objects > 0
-    assert "deep_gemm" in evidence.known_libraries
+    coverage = scan_coverage(scan_build(str(GOOD)))
+    assert coverage.engine_core == ("vllm/_C.abi3.so",)
+    assert coverage.reason is None and coverage.to_dict()["engine_core"] == ["vllm/_C.abi3.so"]
+    assert coverage.files_listed > coverage.files_read >= coverage.elf_objects > 0
+    assert "deep_gemm" in coverage.known_libraries
 
 
 def test_empty_folder_has_no_verdict(tmp_path: Path, catalog: GpuCatalog) -> None:
     (tmp_path / "empty").mkdir()
     result = gate(scan_build(str(tmp_path / "empty")), catalog.find("h200"))
     assert not result.passed and result.exit_code == 1 and result.basis is None
-    assert result.evidence.files_listed == 0 and result.evidence.elf_objects == 0
+    assert result.coverage.files_listed == 0 and result.coverage.elf_objects == 0
     assert result.no_verdict_reason and "no engine build" in result.no_verdict_reason
     data = result.to_dict()
     assert data["passed"] is False and data["engine_core"] is None

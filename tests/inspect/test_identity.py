@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from servewise.cli import app
 from servewise.errors import UsageError
-from servewise.inspect.engine_core import build_evidence
+from servewise.inspect.engine_core import scan_coverage
 from servewise.inspect.gate import gate
 from servewise.inspect.report import BuildReport
 from servewise.inspect.scan import scan_build
@@ -65,7 +65,7 @@ def test_sglang_image_with_kernel_packages_side_by_side(tmp_path: Path) -> None:
     assert nccl.provenance.package is None  # no distribution lists a system library
     dg = by_path[site + "deep_gemm/_C.so"]
     assert dg.provenance.package == "sgl-deep-gemm" and dg.provenance.bundled_version == "0.2.5"
-    evidence = build_evidence(report)
+    evidence = scan_coverage(report)
     assert evidence.engine_core == (site + "sgl_kernel/sm100/common_ops.abi3.so",
                                     site + "sgl_kernel/sm90/common_ops.abi3.so")
     assert ("sglang", "0.5.2") in report.packages
@@ -80,7 +80,7 @@ def test_vllm_image_layout(tmp_path: Path) -> None:
         "deep_gemm", ("path", "package", "folder", "symbols", "dispatch"))
     assert found[site + "nvidia/nccl/lib/libnccl.so.2"] == (
         "nccl", ("path", "package", "soname", "symbols", "version-string"))
-    assert build_evidence(report).engine_core == (site + "vllm/_C.abi3.so",)
+    assert scan_coverage(report).engine_core == (site + "vllm/_C.abi3.so",)
     assert report.package_version("vllm") == "0.26.1rc1.dev77+ga6b593d2"
 
 
@@ -121,7 +121,7 @@ def test_tensorrt_llm_wheel_has_an_engine_core(tmp_path: Path) -> None:
     assert found["tensorrt_llm/libs/libtensorrt_llm.so"] == (
         "tensorrt_llm", ("path", "package", "soname", "symbols"))
     assert found["tensorrt_llm/libs/libth_common.so"][0] == "tensorrt_llm_torch_ops"
-    assert build_evidence(report).engine_core == ("tensorrt_llm/libs/libtensorrt_llm.so",)
+    assert scan_coverage(report).engine_core == ("tensorrt_llm/libs/libtensorrt_llm.so",)
 
 
 def test_flash_attn_wheel(tmp_path: Path) -> None:

@@ -132,14 +132,14 @@ def inspect(
     """List every CUDA-bearing library of a build: SASS, PTX and JIT-dispatch archs, provenance."""
     report = _scan(ref, no_cache, as_json,
                    source_options(platform, insecure, index_url, timeout))
-    from servewise.inspect.engine_core import build_evidence
+    from servewise.inspect.engine_core import scan_coverage
 
-    evidence = build_evidence(report)
-    if evidence.reason is not None:
-        say("warning", "yellow", evidence.reason)
+    coverage = scan_coverage(report)
+    if coverage.reason is not None:
+        say("warning", "yellow", coverage.reason)
     if as_json:
         emit_json({**report.to_dict(entries=entries), **engine_field(report),
-                   **evidence.to_dict()})
+                   **coverage.to_dict()})
         return
     from servewise.render.tables import entries_table, inspect_table, source_line
 

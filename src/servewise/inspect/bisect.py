@@ -11,7 +11,8 @@ memory cache when there is no store); the result counts what was read and what w
 served from cache.
 
 The evidence compares the two neighbours library by library: which arch each one
-lost or gained (SASS, PTX, JIT dispatch) and the library's provenance in both.
+lost or gained (SASS, PTX, JIT dispatch, as ``servewise diff`` computes it) and the
+library's provenance in both.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from typing import Any
 
 from servewise.archs import Arch
 from servewise.errors import UsageError
-from servewise.inspect.diff import pair_libraries
+from servewise.inspect.diff import diff_library, pair_libraries
 from servewise.inspect.engine_version import engine_version
 from servewise.inspect.gate import GateResult, gate, is_jit, matches_require
-from servewise.inspect.report import BuildReport, LibraryReport, sort_archs
+from servewise.inspect.report import BuildReport, LibraryReport
 from servewise.inspect.scan import scan_build
 from servewise.knowledge.gpus import Gpu
 from servewise.knowledge.libraries import load_library_table
@@ -164,15 +165,8 @@ def _provenance(library: LibraryReport | None) -> dict[str, Any] | None:
             "git_hashes": list(p.git_hashes)}
 
 
-def _archs(library: LibraryReport | None) -> dict[str, set[str]]:
-    if library is None:
-        return {"sass": set(), "ptx": set(), "jit_dispatch": set()}
-    return {"sass": set(library.scan.sass), "ptx": set(library.scan.ptx),
-            "jit_dispatch": set(library.dispatch)}
-
-
 @dataclass(frozen=True)
-class LibraryChange:
+class BoundaryChange:
     """How one library differs between the two neighbours of the boundary."""
 
     library: str
@@ -235,7 +229,7 @@ def _own(library: LibraryReport) -> tuple[str | None, tuple[str, ...]]:
     return bundled, p.git_hashes
 
 
-def compare(before: Probe, after: Probe) -> tuple[LibraryChange, ...]:
+def compare(before: Probe, after: Probe) -> tuple[BoundaryChange, ...]:
     """Library by library, what changed across the boundary.
 
     Kept: libraries that lost or gained an arch, changed verdict, appeared or went,
@@ -245,14 +239,13 @@ def compare(before: Probe, after: Probe) -> tuple[LibraryChange, ...]:
     verdicts_before = {v.path: v for v in before.gate.verdicts} if before.gate else {}
     verdicts_after = {v.path: v for v in after.gate.verdicts} if after.gate else {}
     pairs = pair_libraries(list(before.report.libraries), list(after.report.libraries))
-    changes: list[LibraryChange] = []
+    changes: list[BoundaryChange] = []
     for a, b in pairs:
         either = a or b
         assert either is not None  # a pair has at least one side
         key = label(either)
-        archs_a, archs_b = _archs(a), _archs(b)
-        lost = {k: sort_archs(archs_a[k] - archs_b[k]) for k in archs_a}
-        gained = {k: sort_archs(archs_b[k] - archs_a[k]) for k in archs_b}
+        paired = diff_library(a, b)
+        lost, gained = paired.lost, paired.gained
         va = verdicts_before.get(a.path) if a is not None else None
         vb = verdicts_after.get(b.path) if b is not None else None
         # A new package version alone moves every library of the package: not evidence.
@@ -262,10 +255,10 @@ def compare(before: Probe, after: Probe) -> tuple[LibraryChange, ...]:
                 and (va.verdict if va else None) == (vb.verdict if vb else None))
         if same:
             continue
-        changes.append(LibraryChange(key, a, b, lost, gained,
+        changes.append(BoundaryChange(key, a, b, lost, gained,
                                      va.verdict if va else None, vb.verdict if vb else None))
 
-    def weight(change: LibraryChange) -> tuple[int, str]:
+    def weight(change: BoundaryChange) -> tuple[int, str]:
         verdict_changed = change.verdict_before != change.verdict_after
         archs_changed = any(change.lost.values()) or any(change.gained.values())
         return (0 if verdict_changed else 1 if archs_changed else 2, change.library)
@@ -284,7 +277,7 @@ class BisectResult:
     """The last build with the first build's value."""
     after: Probe | None
     """The first build with the other value."""
-    changes: tuple[LibraryChange, ...] = ()
+    changes: tuple[BoundaryChange, ...] = ()
     order: str = "as given"
     """How the series is ordered, oldest first (``by version``, ``by created date``, ...)."""
     notes: tuple[str, ...] = ()
@@ -453,5 +446,5 @@ def between(series: list[Candidate], good: str | None, bad: str | None) -> list[
     return series[low : high + 1]
 
 
-__all__ = ["BisectResult", "Candidate", "LibraryChange", "Predicate", "Probe", "between",
+__all__ = ["BisectResult", "BoundaryChange", "Candidate", "Predicate", "Probe", "between",
            "bisect", "compare", "max_probes"]

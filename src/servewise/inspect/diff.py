@@ -41,6 +41,9 @@ from servewise.knowledge.patterns import normalize_path
 STATUSES = ("added", "removed", "changed", "unchanged")
 """What happened to a library between build A and build B."""
 
+ARCH_KINDS = ("sass", "ptx", "jit_dispatch")
+"""The arch sets compared per library: compiled SASS, PTX, and JIT dispatch."""
+
 _EXTENSION_RE = re.compile(r"\.(?:cpython-\d+[a-z]*-[^/.]+\.|abi3\.)?so(?:\.\d+)*$")
 #: Provenance compared per library. The distribution's own version is compared once per
 #: build (:attr:`BuildDiff.packages`): when every file of a package moves with it, that is
@@ -77,7 +80,7 @@ class ArchChange:
 
 
 @dataclass(frozen=True)
-class LibraryChange:
+class LibraryDiff:
     """One library of either build, and what happened to it."""
 
     status: str
@@ -134,6 +137,16 @@ class LibraryChange:
     def jit_dispatch(self) -> ArchChange:
         """JIT-dispatch archs in A and B."""
         return self._archs("jit_dispatch")
+
+    @property
+    def lost(self) -> dict[str, tuple[str, ...]]:
+        """Per kind of :data:`ARCH_KINDS`, the archs A has and B lacks."""
+        return {kind: self._archs(kind).lost for kind in ARCH_KINDS}
+
+    @property
+    def gained(self) -> dict[str, tuple[str, ...]]:
+        """Per kind of :data:`ARCH_KINDS`, the archs B has and A lacks."""
+        return {kind: self._archs(kind).gained for kind in ARCH_KINDS}
 
     @property
     def coverage_changed(self) -> bool:
@@ -222,7 +235,7 @@ class BuildDiff:
 
     a: BuildReport
     b: BuildReport
-    libraries: tuple[LibraryChange, ...]
+    libraries: tuple[LibraryDiff, ...]
     """Every library of either build, in B's path order (removed ones at their A path)."""
     engine_a: BuildEngine | None
     engine_b: BuildEngine | None
@@ -273,10 +286,9 @@ class BuildDiff:
                     "libraries": len(report.libraries),
                     "engine": engine.to_dict() if engine else None}
 
-        gained = sorted({a for c in self.libraries for a in (*c.sass.gained, *c.ptx.gained,
-                                                              *c.jit_dispatch.gained)})
-        lost = sorted({a for c in self.libraries for a in (*c.sass.lost, *c.ptx.lost,
-                                                            *c.jit_dispatch.lost)})
+        gained = sorted({a for c in self.libraries for archs in c.gained.values()
+                         for a in archs})
+        lost = sorted({a for c in self.libraries for archs in c.lost.values() for a in archs})
         return {
             "a": side(self.a, self.engine_a),
             "b": side(self.b, self.engine_b),
@@ -340,9 +352,19 @@ def pair_libraries(a: list[LibraryReport], b: list[LibraryReport]
     return pairs
 
 
-def _same(a: LibraryReport, b: LibraryReport) -> bool:
-    change = LibraryChange("changed", a, b)
-    return (a.size == b.size and not change.gpu_code_changed and not change.provenance)
+def diff_library(a: LibraryReport | None, b: LibraryReport | None,
+                 verdicts: tuple[str | None, str | None] | None = None) -> LibraryDiff:
+    """One library in build A (``a``) and build B (``b``), ``None`` on the side that lacks
+    it: added, removed, unchanged (size, GPU code entries, dispatch names and own provenance
+    equal) or changed."""
+    if a is None:
+        return LibraryDiff("added", a, b, verdicts)
+    if b is None:
+        return LibraryDiff("removed", a, b, verdicts)
+    change = LibraryDiff("changed", a, b, verdicts)
+    if a.size == b.size and not change.gpu_code_changed and not change.provenance:
+        return LibraryDiff("unchanged", a, b, verdicts)
+    return change
 
 
 def diff_builds(
@@ -355,18 +377,12 @@ def diff_builds(
 ) -> BuildDiff:
     """Compare build ``a`` with build ``b``; with ``gpu``, also each library's gate verdict."""
     table = libraries or load_library_table()
-    changes: list[LibraryChange] = []
+    changes: list[LibraryDiff] = []
     for before, after in pair_libraries(list(a.libraries), list(b.libraries)):
-        if before is None:
-            status = "added"
-        elif after is None:
-            status = "removed"
-        else:
-            status = "unchanged" if _same(before, after) else "changed"
         verdicts = None
         if gpu is not None:
             verdicts = (_verdict(before, gpu, table), _verdict(after, gpu, table))
-        changes.append(LibraryChange(status, before, after, verdicts))
+        changes.append(diff_library(before, after, verdicts))
     changes.sort(key=lambda change: normalize_path(change.path))
     return BuildDiff(a, b, tuple(changes), engine_version(a, engines), engine_version(b, engines),
                      gpu)
@@ -381,6 +397,6 @@ def _verdict(library: LibraryReport | None, gpu: Gpu, table: LibraryTable) -> st
 
 
 __all__ = [
-    "STATUSES", "ArchChange", "BuildDiff", "BuildEngine", "LibraryChange", "diff_builds",
-    "engine_version",
+    "ARCH_KINDS", "STATUSES", "ArchChange", "BuildDiff", "BuildEngine", "LibraryDiff",
+    "diff_builds", "diff_library", "engine_version", "pair_libraries",
 ]

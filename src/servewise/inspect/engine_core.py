@@ -1,11 +1,11 @@
 """Is this an engine build at all? What a scan saw, and whether it found an engine's core library.
 
 A gate verdict needs evidence: a folder with nothing in it, a zero-byte ``x.so``, or a
-virtual environment without an engine must never "pass". :func:`build_evidence`
+virtual environment without an engine must never "pass". :func:`scan_coverage`
 summarises what the scan looked at (files listed and read, ELF objects, CUDA-bearing
 libraries, known libraries) and which libraries are an engine's core (the known-library
 table's ``core = true`` entries: vLLM's ``_C``, sgl-kernel's common ops, ...). When there
-is none, :attr:`BuildEvidence.reason` says why there can be no verdict and what to point
+is none, :attr:`ScanCoverage.reason` says why there can be no verdict and what to point
 servewise at instead.
 """
 
@@ -30,7 +30,7 @@ def is_cuda_bearing(library: LibraryReport) -> bool:
 
 
 @dataclass(frozen=True)
-class BuildEvidence:
+class ScanCoverage:
     """What a scan of one build saw, for judging whether a verdict is possible."""
 
     files_listed: int
@@ -86,7 +86,7 @@ class BuildEvidence:
         }
 
 
-def build_evidence(report: BuildReport, table: LibraryTable | None = None) -> BuildEvidence:
+def scan_coverage(report: BuildReport, table: LibraryTable | None = None) -> ScanCoverage:
     """Summarise ``report``: what was read and which libraries are an engine's core."""
     table = table or load_library_table()
     known: list[str] = []
@@ -98,7 +98,7 @@ def build_evidence(report: BuildReport, table: LibraryTable | None = None) -> Bu
         known.append(ident)
         if ident in table and table.get(ident).core:
             core.append(library.path)
-    return BuildEvidence(
+    return ScanCoverage(
         files_listed=report.files_listed,
         files_read=report.files_read,
         elf_objects=len(report.libraries),
@@ -108,4 +108,4 @@ def build_evidence(report: BuildReport, table: LibraryTable | None = None) -> Bu
     )
 
 
-__all__ = ["NEXT_STEP", "BuildEvidence", "build_evidence", "is_cuda_bearing"]
+__all__ = ["NEXT_STEP", "ScanCoverage", "is_cuda_bearing", "scan_coverage"]

@@ -31,7 +31,7 @@ from typing import Any
 
 from servewise.archs import ComputeCapability, arch_of_name, ptx_runs_on, sass_runs_on
 from servewise.errors import UsageError
-from servewise.inspect.engine_core import NEXT_STEP, BuildEvidence, build_evidence
+from servewise.inspect.engine_core import NEXT_STEP, ScanCoverage, scan_coverage
 from servewise.inspect.report import BuildReport, LibraryReport
 from servewise.knowledge.gpus import Gpu
 from servewise.knowledge.libraries import KnownLibrary, LibraryTable, load_library_table
@@ -93,7 +93,7 @@ class GateResult:
     """One per library, in path order."""
     absent: tuple[tuple[str, str], ...]
     """Required libraries not found in the build at all: (library id, why required)."""
-    evidence: BuildEvidence
+    coverage: ScanCoverage
     """What the scan saw, and the build's engine core libraries."""
     named: bool = False
     """Whether ``--require`` or ``--model`` named libraries that must support the GPU."""
@@ -107,9 +107,9 @@ class GateResult:
         Without an engine core library there is nothing to judge unless the user named
         what must be checked; without any GPU code there is nothing to judge at all.
         """
-        if self.evidence.has_engine_core:
+        if self.coverage.has_engine_core:
             return "engine core"
-        if self.named and self.evidence.cuda_libraries:
+        if self.named and self.coverage.cuda_libraries:
             return "required libraries"
         return None
 
@@ -118,8 +118,8 @@ class GateResult:
         """Why the gate cannot pass this build (``None`` when it has a basis)."""
         if self.basis is not None:
             return None
-        reason = self.evidence.reason or "no engine core library"
-        if self.evidence.cuda_libraries:
+        reason = self.coverage.reason or "no engine core library"
+        if self.coverage.cuda_libraries:
             return (f"{reason}; name the libraries that must support the GPU with --require "
                     "(or --model), or point it at the whole engine build")
         return f"{reason}; {NEXT_STEP}"
@@ -149,7 +149,7 @@ class GateResult:
             "strict": self.strict,
             "verdict_basis": self.basis,
             "no_verdict_reason": self.no_verdict_reason,
-            **self.evidence.to_dict(),
+            **self.coverage.to_dict(),
             "libraries": [v.to_dict() for v in self.verdicts],
             "absent_required": [
                 {"library_id": i, "required_by": why,
@@ -376,5 +376,5 @@ def gate(
     )
     closest = {name: closest_in_build(name, report, resolved[name]) for name, _ in absent}
     return GateResult(report.ref, gpu, strict, tuple(verdicts), absent,
-                      evidence=build_evidence(report, table), named=bool(wanted),
+                      coverage=scan_coverage(report, table), named=bool(wanted),
                       closest=closest)

@@ -28,7 +28,8 @@ from servewise.sources.remote_wheel import (
 )
 
 PYPI = "https://pypi.org/simple/"
-_ARCH = {"amd64": "x86_64", "arm64": "aarch64", "ppc64le": "ppc64le", "s390x": "s390x"}
+#: OCI CPU architecture (``--platform linux/arm64``) → the machine name wheel tags use.
+_MACHINE = {"amd64": "x86_64", "arm64": "aarch64", "ppc64le": "ppc64le", "s390x": "s390x"}
 
 
 def index_url(explicit: str | None) -> str:
@@ -37,12 +38,13 @@ def index_url(explicit: str | None) -> str:
     return url if url.endswith("/") else url + "/"
 
 
-def wheel_arch(platform: str | None) -> tuple[str | None, str | None]:
-    """``(architecture, exact wheel platform tag)`` for ``--platform``."""
+def wheel_machine(platform: str | None) -> tuple[str | None, str | None]:
+    """``(CPU machine name, exact wheel platform tag)`` for ``--platform``: ``x86_64`` for
+    ``linux/amd64`` (a CPU, never a CUDA arch)."""
     if platform and "/" not in platform:
         return None, platform  # a wheel platform tag, e.g. manylinux_2_28_aarch64
     wanted = parse_platform(platform or "linux/amd64")
-    return _ARCH.get(wanted.architecture, wanted.architecture), None
+    return _MACHINE.get(wanted.architecture, wanted.architecture), None
 
 
 def parse_pypi_ref(ref: str) -> tuple[str, str | None]:
@@ -116,7 +118,7 @@ def _version_key(text: str) -> tuple[int, Version | str]:
 def releases(name: str, index: str, platform: str | None, *,
              deadline: Deadline | None = None) -> list[Release]:
     """Every version that has wheels, in version order, each with its best wheel."""
-    arch, exact = wheel_arch(platform)
+    machine, exact = wheel_machine(platform)
     by_version: dict[str, list[pyindex.IndexFile]] = {}
     for file in project_files(name, index, deadline):
         wheel = file.wheel
@@ -126,7 +128,7 @@ def releases(name: str, index: str, platform: str | None, *,
     found: list[Release] = []
     for version in sorted(by_version, key=_version_key):
         files = by_version[version]
-        fitting = [f for f in files if f.wheel is not None and f.wheel.supports(arch, exact)]
+        fitting = [f for f in files if f.wheel is not None and f.wheel.supports(machine, exact)]
         best = max(fitting, key=lambda f: f.wheel.rank() if f.wheel else (0, 0, 0),
                    default=None)
         times = [f.upload_time for f in files if f.upload_time]
@@ -177,4 +179,4 @@ def open_pypi(ref: str, options: Any) -> RemoteWheelSource | StreamedWheelSource
 
 
 __all__ = ["PYPI", "Release", "index_url", "open_pypi", "open_release", "parse_pypi_ref",
-           "project_files", "releases", "wheel_arch"]
+           "project_files", "releases", "wheel_machine"]
