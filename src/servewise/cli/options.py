@@ -30,6 +30,10 @@ OptionalGpuOption = Annotated[str | None, typer.Option(
 GpuMemoryOption = Annotated[str | None, typer.Option(
     "--gpu-memory", help="Memory per GPU as the driver reports it (97887MiB, 95.59GiB): for "
     "GPUs the catalog lacks, or to override its figure.", show_default=False)]
+MAX_CONTEXT_TOKENS = 2**30
+"""The longest context ``--max-model-len`` takes (a larger one only sizes absurd plans)."""
+
+
 def context_length(text: str) -> int:
     """``--max-model-len`` as vLLM reads it: ``131072``, ``128k`` (10^3), ``128K`` (2^10),
     ``1.5m``; ``auto`` (or -1) fits it to the KV memory (``check`` only)."""
@@ -42,6 +46,9 @@ def context_length(text: str) -> int:
                                  "128k or 128K (or auto)") from None
     if value == 0:
         raise typer.BadParameter("0 tokens: give at least 1")
+    if value > MAX_CONTEXT_TOKENS:
+        raise typer.BadParameter(f"{value} tokens: expected at most {MAX_CONTEXT_TOKENS} "
+                                 "(2^30; no model serves a longer context)")
     return value
 
 

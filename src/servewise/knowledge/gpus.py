@@ -404,17 +404,30 @@ _COUNT_HINT = (
 )
 
 
+#: The most GPUs one node may have (an NVL72 rack, the largest NVLink domain, counts as one).
+MAX_GPUS_PER_NODE = 72
+#: The most memory one device may be given (--gpu-memory, a KV cache size): 64 TiB.
+MAX_DEVICE_BYTES = 2**46
+#: The least: 1 MiB (0 would divide by zero, and no engine starts on less).
+MIN_DEVICE_BYTES = 2**20
+_SIZE_HINT = "give a size such as 95.59GiB, 97887MiB, 96GB or a number of bytes with B"
+
+
 def parse_size(text: str, what: str = "memory") -> int:
-    """``96GB`` → 96·10⁹ bytes, ``97887MiB`` and ``95.59GiB`` → bytes; a bare number is GiB."""
-    match = _SIZE.match(text)
+    """``96GB`` → 96·10⁹ bytes, ``97887MiB`` and ``95.59GiB`` → bytes; a bare number is GiB.
+
+    A size under 1 MiB or over 64 TiB is a :class:`UsageError` saying what is expected.
+    """
+    match = _SIZE.match(text[:100])
     if match is None:
-        raise UsageError(
-            f"cannot read {what} {text!r}",
-            hint="give a size such as 95.59GiB, 97887MiB, 96GB or a number of bytes with B",
-            found=text,
-        )
+        raise UsageError(f"cannot read {what} {text[:100]!r}", hint=_SIZE_HINT,
+                         found=text[:100])
     unit = match.group(2).lower() if match.group(2) else None
-    return int(float(match.group(1)) * _UNITS[unit])
+    size = int(float(match.group(1)) * _UNITS[unit])
+    if not MIN_DEVICE_BYTES <= size <= MAX_DEVICE_BYTES:
+        raise UsageError(f"{what} {text!r} is {size} bytes: expected from 1 MiB to 64 TiB",
+                         hint=_SIZE_HINT, found=text, expected="1MiB to 64TiB")
+    return size
 
 
 @dataclass(frozen=True)
@@ -485,6 +498,12 @@ def _check_count(count: int, text: str) -> int:
     if count < 1:
         raise UsageError(f"--gpu {text!r} asks for {count} GPUs; the count must be at least 1",
                          hint=_COUNT_HINT, found=text)
+    if count > MAX_GPUS_PER_NODE:
+        raise UsageError(f"--gpu {text!r} asks for {count} GPUs on one node; a node has at "
+                         f"most {MAX_GPUS_PER_NODE}",
+                         hint="COUNT is GPUs per node (8 on an HGX/DGX node); for more nodes "
+                         "give --nodes where the command takes it", found=text,
+                         expected=f"1 to {MAX_GPUS_PER_NODE}")
     return count
 
 
@@ -493,7 +512,7 @@ def split_gpu_count(text: str) -> tuple[str, int]:
     name, sep, count = text.strip().rpartition(":")
     if not sep:
         return text.strip(), 1
-    if not name.strip() or not re.fullmatch(r"-?\d+", count.strip()):
+    if not name.strip() or not re.fullmatch(r"-?\d{1,9}", count.strip()):
         raise UsageError(f"cannot read --gpu {text!r}", hint=_COUNT_HINT, found=text)
     return name.strip(), _check_count(int(count), text)
 

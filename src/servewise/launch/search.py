@@ -80,6 +80,9 @@ class SearchOptions:
     beside what the engine logged (``prediction``, ``evidence``; see launch.evidence)."""
     search_id: str = field(default_factory=lambda: new_run_id("search"))
 
+    def __post_init__(self) -> None:
+        self.param.check(self.minimum, self.maximum, self.resolution, self.start)
+
 
 @dataclass
 class SearchResult:

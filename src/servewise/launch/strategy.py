@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from servewise.errors import UsageError
+
 __all__ = [
     "PARAMS", "TOO_HIGH_CATEGORIES", "TOO_LOW_CATEGORIES", "Bounds", "Param", "next_value",
     "snap", "verdict",
@@ -35,6 +37,31 @@ class Param:
     maximum: float
     resolution: float
     start: float
+
+
+    @property
+    def hard_limits(self) -> tuple[float, float]:
+        """The values an engine could ever take: tokens or sequences from 1 to 2^30, a
+        memory fraction above 0 and at most 1."""
+        return (1.0, float(2**30)) if self.integer else (1e-6, 1.0)
+
+    def check(self, minimum: float, maximum: float, resolution: float,
+              start: float | None) -> None:
+        """Raise :class:`UsageError` for bounds no engine takes (nan, 0, 1e308...),
+        saying what is expected, before anything is launched with them."""
+        low, high = self.hard_limits
+        expected = (f"a whole number from {low:.0f} to {high:.0f}" if self.integer
+                    else f"a fraction above 0 and at most {high:g}")
+        for option, value in (("--min", minimum), ("--max", maximum), ("--start", start)):
+            if value is not None and not (math.isfinite(value) and low <= value <= high):
+                raise UsageError(f"{option} {value:g} is not a value of --param {self.name}",
+                                 found=f"{value:g}", expected=expected,
+                                 hint=f"give {option} as {expected}")
+        if not (math.isfinite(resolution) and 0 < resolution <= high - low):
+            raise UsageError(f"--resolution {resolution:g} cannot end a search of {self.name}",
+                             found=f"{resolution:g}", expected=f"above 0 and at most "
+                             f"{high - low:g}", hint=f"e.g. --resolution {self.resolution:g} "
+                             "(the default)")
 
 
 PARAMS: dict[str, Param] = {

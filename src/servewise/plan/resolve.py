@@ -48,12 +48,33 @@ def card_model(card: CardEntry) -> ModelInfo:
     )
 
 
+#: The longest model reference read (a folder path; Hub ids are at most 96 characters).
+MAX_REF_CHARS = 4096
+
+
+def _path_of(text: str) -> Path | None:
+    """``text`` as a path that exists, or None; a reference too long to be a path or an id
+    is a :class:`UsageError` (the file system would refuse it with an OSError)."""
+    if len(text) > MAX_REF_CHARS or "\0" in text:
+        raise UsageError(f"a model reference of {len(text)} characters is neither a folder "
+                         "nor a Hub id", found=text[:80] + "…", expected=f"a folder path "
+                         f"(at most {MAX_REF_CHARS} characters), an org/name Hub id or a card",
+                         hint="give the model's folder, its Hub id (org/name) or a card id")
+    try:
+        path = Path(text).expanduser()
+        return path if path.exists() else None
+    except OSError as error:
+        raise UsageError(f"{text[:80]!r} cannot be a model folder: {error.strerror}",
+                         found=text[:80], hint="give the model's folder, its Hub id "
+                         "(org/name) or a card id") from None
+
+
 def reads_hub(ref: str, revision: str | None = None) -> bool:
     """Whether :func:`load_model` will go to the Hub for ``ref`` (no folder, no card)."""
     text = ref.strip()
     if text.startswith("hub:"):
         return True
-    if text.startswith("card:") or Path(text).expanduser().exists():
+    if text.startswith("card:") or _path_of(text) is not None:
         return False
     return not (find_card(text) is not None and revision is None)
 
@@ -83,7 +104,7 @@ def _load_model(ref: str, *, revision: str | None, store: Store | None) -> Model
             raise _unknown(text)
         return card_model(card)
     if not text.startswith("hub:"):
-        path = Path(text).expanduser()
+        path = _path_of(text) or Path(text).expanduser()
         if path.is_dir():
             from servewise.sources.model_folder import read_folder
 
