@@ -282,9 +282,8 @@ def bench(
     with _Display() as display:
         result = run_bench(config, progress=display)
     # The run is finished: keep it first, whatever fails after.
-    if not no_store:
-        _store_run(result)
-    late = _write_files(result, output, plot)
+    stored = _store_run(result) if not no_store else False
+    late = _write_files(result, output, plot, stored, as_json)
     if result.document.get("stopped"):
         say("warning", "yellow", result.document["stopped"])
     if as_json:
@@ -299,16 +298,38 @@ def bench(
     raise typer.Exit(1 if failed or late or result.document.get("stopped") else 0)
 
 
-def _write_files(result: BenchResult, output: Path | None, plot: Path | None) -> bool:
-    """Write ``--output`` and ``--plot``; say what failed (the run is already kept)."""
+def _rescue(result: BenchResult) -> str:
+    """Where the finished run still is when ``--output`` failed: the store, a file in the
+    cache folder, or (neither writable) the JSON printed on stdout."""
+    from servewise.formats.redact import redact_data
+    from servewise.store import default_path
+
+    path = default_path().parent / "runs" / f"{result.run_id}.json"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(redact_data(result.document), indent=2) + "\n")
+    except OSError:
+        emit_json(result.document)
+        return "the run's JSON is printed on stdout instead (it is not stored: --no-store)"
+    return f"the run is saved to {path} instead (it is not stored: --no-store)"
+
+
+def _write_files(result: BenchResult, output: Path | None, plot: Path | None,
+                 stored: bool = True, as_json: bool = False) -> bool:
+    """Write ``--output`` and ``--plot``; say what failed and where the run still is (the
+    store, else a file in the cache folder: a finished run is never lost)."""
+    from servewise.formats.redact import redact_data
+
     failed = False
     if output is not None:
         try:
-            output.write_text(json.dumps(result.document, indent=2) + "\n")
+            output.write_text(json.dumps(redact_data(result.document), indent=2) + "\n")
         except OSError as error:
             failed = True
-            say("error", "red", f"cannot write {output}: {error}; the run is kept "
-                f"(servewise runs {result.run_id} --json)")
+            kept = (f"the run is kept (servewise runs {result.run_id} --json)" if stored
+                    else _rescue(result) if not as_json
+                    else "the run's JSON is printed on stdout (it is not stored: --no-store)")
+            say("error", "red", f"cannot write {output}: {error}; {kept}")
     if plot is not None:
         from servewise.bench.plot import write_plot
 
@@ -318,12 +339,14 @@ def _write_files(result: BenchResult, output: Path | None, plot: Path | None) ->
             write_plot(result.document, records, plot)
         except ServewiseError as error:
             failed = True
-            say("error", "red", f"{error.message}; the run is kept "
-                f"(servewise runs {result.run_id} --plot FILE draws it again)")
+            kept = (f"the run is kept (servewise runs {result.run_id} --plot FILE draws it "
+                    "again)" if stored else "the run is not stored (--no-store)")
+            say("error", "red", f"{error.message}; {kept}")
     return failed
 
 
-def _store_run(result: BenchResult) -> None:
+def _store_run(result: BenchResult) -> bool:
+    """Keep the run in the store; whether it was kept."""
     from servewise.bench.run import save_run
     from servewise.store import Store
 
@@ -331,8 +354,10 @@ def _store_run(result: BenchResult) -> None:
         with Store() as store:
             save_run(store, result)
         say("saved", "dim", f"run {result.run_id} (servewise runs {result.run_id})")
+        return True
     except StoreError as error:
         say("warning", "yellow", f"{error.message}; the run was not stored")
+        return False
 
 
 @app.command()

@@ -120,7 +120,9 @@ def _write(result: SlaResult, document: dict[str, Any], output: Path | None,
     failed = False
     if output is not None:
         try:
-            output.write_text(json.dumps(document, indent=2) + "\n")
+            from servewise.formats.redact import redact_data
+
+            output.write_text(json.dumps(redact_data(document), indent=2) + "\n")
         except OSError as error:
             failed = True
             say("error", "red", f"cannot write {output}: {error}")
