@@ -104,3 +104,26 @@ def test_launch_docker_passes_secrets_by_name(capsys: pytest.CaptureFixture[str]
     argv = json.loads(out)["argv"]
     assert argv[argv.index("HF_TOKEN") - 1] == "-e"
     assert "VLLM_LOGGING_LEVEL=DEBUG" in argv
+
+
+def test_online_quantization_reaches_the_plan(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run(capsys, "check", "llama-3.1-70b", "--gpu", "h100:1", "--json")
+    bf16 = json.loads(out)["plan"]["startup"]["weights_bytes_per_gpu"]
+    _, out, _ = _run(capsys, "check", "llama-3.1-70b", "--gpu", "h100:1", "--json", "--",
+                     "--quantization", "fp8", "--cpu-offload-gb", "8")
+    data = json.loads(out)
+    fp8 = data["plan"]["startup"]["weights_bytes_per_gpu"]
+    assert 0.49 < fp8 / bf16 < 0.56  # linear layers in one byte; embeddings and head kept
+    notes = [f["message"] for f in data["findings"] if f["part"] == "memory"]
+    assert any(n.startswith("--quantization fp8") for n in notes)
+    assert any(n.startswith("--cpu-offload-gb is not modelled") for n in notes)
+    code, out, _ = _run(capsys, "plan", "llama-3.1-70b", "--gpu", "h100:1", "--quantization",
+                        "fp8", "--json")
+    assert json.loads(out)["startup"]["weights_bytes_per_gpu"] == fp8
+
+
+def test_an_unmodelled_method_is_named_not_ignored(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run(capsys, "check", "llama-3.1-8b-instruct", "--gpu", "h100:1", "--json",
+                     "--", "--quantization", "bitsandbytes")
+    notes = [f["message"] for f in json.loads(out)["findings"] if f["part"] == "memory"]
+    assert any("--quantization bitsandbytes is not modelled" in n for n in notes)

@@ -29,6 +29,7 @@ from servewise.knowledge.flags import AUTO, EngineSettings, from_argv, to_argv
 from servewise.plan.settings import (
     SettingsError,
     plan_settings,
+    unmodelled_memory,
     unmodelled_speculative,
     with_layout,
     without_speculative,
@@ -382,6 +383,9 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
         if not any(finding.message == error.message for finding in state.findings):
             state.findings.append(Finding("memory", "error", error.message, fix=error.hint))
         return None
+    for note in (*(n for n in plan.notes if n.startswith("--quantization")),
+                 *unmodelled_memory(settings)):
+        state.findings.append(Finding("memory", "note", note))
     if not layout_given:
         state.settings = with_layout(state.engine, state.settings, plan.settings.layout)
         state.findings.append(Finding("settings", "note", f"layout {plan.settings.layout.label()}"

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from servewise.cli._common import app, emit_json, fail
+from servewise.cli._common import app, emit_json
 from servewise.cli.build import stored
 from servewise.cli.options import (
     ComputeCapabilityOption,
@@ -22,7 +22,7 @@ from servewise.cli.options import (
     gpu_spec,
     source_options,
 )
-from servewise.errors import ServewiseError, UsageError
+from servewise.errors import UsageError
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": False})
@@ -78,20 +78,17 @@ def check(
 
     formats = (*FORMATS, "markdown")
     if output_format is not None and output_format not in formats:
-        fail(UsageError(f"--format {output_format!r}", hint="give " + ", ".join(formats),
-                        found=output_format), as_json)
-    try:
-        spec = gpu_spec(gpu, memory=gpu_memory, capability=compute_capability)
-        request = CheckRequest(
-            model=model, gpu=spec, engine=engine, engine_version=engine_version, build=build,
-            max_model_len=max_model_len, strategy=strategy, nodes=nodes,
-            flags=tuple(ctx.args), port=port, image=image,
-            command_format=None if output_format == "markdown" else output_format)
-        with stored(no_cache) as store:
-            report = run_check(request, store=store,
-                               options=source_options(platform, insecure, index_url))
-    except ServewiseError as error:
-        fail(error, as_json)
+        raise UsageError(f"--format {output_format!r}", hint="give " + ", ".join(formats),
+                         found=output_format)
+    spec = gpu_spec(gpu, memory=gpu_memory, capability=compute_capability)
+    request = CheckRequest(
+        model=model, gpu=spec, engine=engine, engine_version=engine_version, build=build,
+        max_model_len=max_model_len, strategy=strategy, nodes=nodes,
+        flags=tuple(ctx.args), port=port, image=image,
+        command_format=None if output_format == "markdown" else output_format)
+    with stored(no_cache) as store:
+        report = run_check(request, store=store,
+                           options=source_options(platform, insecure, index_url))
     data = report.to_dict()
     if as_json:
         emit_json(data)

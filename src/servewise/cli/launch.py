@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from servewise.cli._common import app, emit_json, err, fail, open_store, out, say
+from servewise.cli._common import app, emit_json, err, open_store, out, say
 from servewise.cli.options import JsonOption, OptionalGpuOption
-from servewise.errors import ServewiseError, UsageError
+from servewise.errors import UsageError
 
 if TYPE_CHECKING:
     from servewise.launch.run import LaunchResult
@@ -176,33 +176,30 @@ def launch(
     from servewise.launch.process import terminate_as_interrupt
     from servewise.launch.run import EngineRun, LaunchSpec, new_run_id
 
-    try:
-        argv, given_env = _command_from(command, recipe, from_check)
-        environment = {**given_env, **_env(env)}
-        engine = engine_of(argv)
-        if port is None and "{port}" in " ".join(argv):
-            from servewise.launch.readiness import free_port
+    argv, given_env = _command_from(command, recipe, from_check)
+    environment = {**given_env, **_env(env)}
+    engine = engine_of(argv)
+    if port is None and "{port}" in " ".join(argv):
+        from servewise.launch.readiness import free_port
 
-            port = free_port()
-        argv = fill(argv, port=port)
-        argv, chosen = with_port(argv, engine, port)
-        prediction, why = _prediction(argv, {**os.environ, **environment}, gpu, from_check)
-        run_id = new_run_id()
-        if docker is not None:
-            argv = docker_argv(docker, argv, engine, chosen, name=f"servewise-{run_id}",
-                               env=environment)
-        if dry_run:
-            planned = {"argv": argv, "engine": engine, "port": chosen}
-            if as_json:
-                emit_json(planned)
-            else:
-                import shlex
+        port = free_port()
+    argv = fill(argv, port=port)
+    argv, chosen = with_port(argv, engine, port)
+    prediction, why = _prediction(argv, {**os.environ, **environment}, gpu, from_check)
+    run_id = new_run_id()
+    if docker is not None:
+        argv = docker_argv(docker, argv, engine, chosen, name=f"servewise-{run_id}",
+                           env=environment)
+    if dry_run:
+        planned = {"argv": argv, "engine": engine, "port": chosen}
+        if as_json:
+            emit_json(planned)
+        else:
+            import shlex
 
-                sys.stdout.write(shlex.join(argv) + "\n")
-            return
-        store = open_store(False, "runs are not recorded")
-    except ServewiseError as error:
-        fail(error, as_json)
+            sys.stdout.write(shlex.join(argv) + "\n")
+        return
+    store = open_store(False, "runs are not recorded")
     from servewise.launch.records import store_recorder
 
     record = store_recorder(store, lambda text: say("warning", "yellow", text))
@@ -274,11 +271,8 @@ def stop(
     from servewise.launch.records import stop_run
     from servewise.store import Store
 
-    try:
-        with Store() as store:
-            document = stop_run(store, run_id, grace)
-    except ServewiseError as error:
-        fail(error, as_json)
+    with Store() as store:
+        document = stop_run(store, run_id, grace)
     if as_json:
         emit_json(document)
     else:
@@ -321,27 +315,24 @@ def search(
     from servewise.launch.records import store_recorder
     from servewise.launch.search import SearchOptions, planner_prior, run_search, searchable
 
-    try:
-        if not command:
-            raise UsageError("no command to search with",
-                             hint="servewise search --param max-model-len -- vllm serve MODEL "
-                             "--max-model-len {value} --port {port}")
-        chosen = searchable(param)
-        environment = _env(env)
-        prior, why = (None, "--no-hints") if no_hints else planner_prior(
-            chosen, command, {**os.environ, **environment}, gpu)
-        if prior is None and not as_json:
-            say("note", "dim", f"no planner prior ({why}); starting at "
-                f"{start if start is not None else chosen.start:g}")
-        low = minimum if minimum is not None else chosen.minimum
-        high = maximum if maximum is not None else chosen.maximum
-        if low > high:
-            raise UsageError(f"--min {low:g} is above --max {high:g}", found=low)
-        if prior is not None:
-            prior = min(max(prior, low), high)
-        store = open_store(False, "runs are not recorded")
-    except ServewiseError as error:
-        fail(error, as_json)
+    if not command:
+        raise UsageError("no command to search with",
+                         hint="servewise search --param max-model-len -- vllm serve MODEL "
+                         "--max-model-len {value} --port {port}")
+    chosen = searchable(param)
+    environment = _env(env)
+    prior, why = (None, "--no-hints") if no_hints else planner_prior(
+        chosen, command, {**os.environ, **environment}, gpu)
+    if prior is None and not as_json:
+        say("note", "dim", f"no planner prior ({why}); starting at "
+            f"{start if start is not None else chosen.start:g}")
+    low = minimum if minimum is not None else chosen.minimum
+    high = maximum if maximum is not None else chosen.maximum
+    if low > high:
+        raise UsageError(f"--min {low:g} is above --max {high:g}", found=low)
+    if prior is not None:
+        prior = min(max(prior, low), high)
+    store = open_store(False, "runs are not recorded")
     record = store_recorder(store, lambda text: say("warning", "yellow", text))
     options = SearchOptions(
         param=chosen, argv=tuple(command), log_dir=_log_dir(store), minimum=low, maximum=high,
@@ -357,10 +348,7 @@ def search(
     from servewise.launch.process import terminate_as_interrupt
 
     with terminate_as_interrupt():
-        try:
-            result = run_search(options, record=record, on_attempt=progress)
-        except ServewiseError as error:
-            fail(error, as_json)
+        result = run_search(options, record=record, on_attempt=progress)
     if store is not None:
         store.close()
     document = result.to_dict()

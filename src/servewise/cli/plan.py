@@ -85,7 +85,7 @@ def settings_from(
     max_model_len: int | None, max_num_seqs: int | None, max_num_batched_tokens: int | None,
     gpu_memory_utilization: float | None, mem_fraction_static: float | None,
     kv_cache_memory: str | None, enforce_eager: bool, speculative: bool,
-    dp_attention: bool = False,
+    dp_attention: bool = False, quantization: str | None = None,
 ) -> tuple[Settings, bool, list[str]]:
     """The planner's :class:`~servewise.plan.startup.Settings` from ``plan``'s options,
     whether a layout was given, and notes on choices made for the user (the engine a flag
@@ -118,7 +118,8 @@ def settings_from(
         kv_cache_dtype=kv_cache_dtype, block_size=block_size, max_model_len=max_model_len,
         max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
         gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
-        kv_cache_memory_bytes=kv_memory, enforce_eager=enforce_eager or None)
+        kv_cache_memory_bytes=kv_memory, enforce_eager=enforce_eager or None,
+        quantization=quantization)
     settings = plan_settings(engine, chosen, engine_version, speculative=speculative)
     explicit = any(v is not None for v in (tp, pp, dp, ep))
     return settings, explicit, notes
@@ -168,6 +169,10 @@ def plan(
         "1GiB, 512MiB.", show_default=False)] = None,
     enforce_eager: Annotated[bool, typer.Option("--enforce-eager",
                                                 help="No CUDA graphs.")] = False,
+    quantization: Annotated[str | None, typer.Option(
+        "--quantization", help="Quantize an unquantized checkpoint while loading (fp8: "
+        "linear layers in FP8); a quantized checkpoint is planned as stored.",
+        show_default=False)] = None,
     speculative: Annotated[bool, typer.Option(
         "--speculative", help="Load the MTP draft layers (speculative decoding).")] = False,
     speculative_config: Annotated[str | None, typer.Option(
@@ -201,7 +206,7 @@ def plan(
         max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
         gpu_memory_utilization=gpu_memory_utilization, mem_fraction_static=mem_fraction_static,
         kv_cache_memory=kv_cache_memory, enforce_eager=enforce_eager, speculative=speculative,
-        dp_attention=enable_dp_attention)
+        dp_attention=enable_dp_attention, quantization=quantization)
     memory = gpu_memory
     if gpu.split(":")[0].strip().lower() == "cpu" and memory is None and kv_cache_memory:
         memory = f"{settings.kv_cache_memory_bytes}B"

@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from servewise.cli._common import app, emit_json, fail, out, say
+from servewise.cli._common import app, emit_json, out, say
 from servewise.cli.options import GpuOption, JsonOption, OptionalGpuOption, gpu_spec
-from servewise.errors import ServewiseError
 
 if TYPE_CHECKING:
     from servewise.recipes import Recipe, RecipeBook, RecipeMatch
@@ -69,10 +68,7 @@ def list_recipes(
     as_json: JsonOption = False,
 ) -> None:
     """Every recipe (shipped and in $SERVEWISE_DATA_DIR/recipes/), filtered."""
-    try:
-        found = _book().filter(model=model, engine=engine, hw=gpu, status=status)
-    except ServewiseError as error:
-        fail(error, as_json)
+    found = _book().filter(model=model, engine=engine, hw=gpu, status=status)
     if as_json:
         emit_json({"recipes": [recipe.to_dict() for recipe in found], "count": len(found)})
     else:
@@ -106,10 +102,7 @@ def show(
     as_json: JsonOption = False,
 ) -> None:
     """One recipe: match, image, flags, environment, provenance and benchmarks."""
-    try:
-        recipe = _book().require(ident)
-    except ServewiseError as error:
-        fail(error, as_json)
+    recipe = _book().require(ident)
     from servewise.recipes.save import read_evidence
 
     evidence = read_evidence(recipe)
@@ -187,15 +180,12 @@ def match(
     as_json: JsonOption = False,
 ) -> None:
     """The recipes that fit this model on these GPUs, best first, with the reasons."""
-    try:
-        book = _book()
-        spec = gpu_spec(gpu)
-        options = {"model": model, "hw": spec, "engine": engine, "quant": quant,
-                   "variant": variant, "strategy": strategy, "nodes": nodes}
-        found = book.match(**options)  # type: ignore[arg-type]
-        misses = [] if found else book.near_misses(**options)  # type: ignore[arg-type]
-    except ServewiseError as error:
-        fail(error, as_json)
+    book = _book()
+    spec = gpu_spec(gpu)
+    options = {"model": model, "hw": spec, "engine": engine, "quant": quant,
+               "variant": variant, "strategy": strategy, "nodes": nodes}
+    found = book.match(**options)  # type: ignore[arg-type]
+    misses = [] if found else book.near_misses(**options)  # type: ignore[arg-type]
     if as_json:
         emit_json({"model": model, "gpu": gpu, "matches": [item.to_dict() for item in found],
                    "near_misses": [{"id": recipe.id, "status": recipe.status, "why": why}
@@ -247,12 +237,9 @@ def render_command(
     """A recipe as a command to run: argv and shell text (or a Kubernetes manifest)."""
     from servewise.recipes import render
 
-    try:
-        recipe = _book().require(ident)
-        rendered = render(recipe, format or recipe.engine, port=port, host=host, image=image,
-                          model_dir=model_dir, multinode=multinode, namespace=namespace)
-    except ServewiseError as error:
-        fail(error, as_json)
+    recipe = _book().require(ident)
+    rendered = render(recipe, format or recipe.engine, port=port, host=host, image=image,
+                      model_dir=model_dir, multinode=multinode, namespace=namespace)
     if as_json:
         emit_json({"recipe": recipe.id, "status": recipe.status,
                    "command": {"argv": rendered.argv, "shell": rendered.shell},
@@ -285,10 +272,7 @@ def import_command(
     from servewise.recipes.vllm_import import import_vllm_recipes
 
     importer = import_sglang_cookbook if find_configs(path) is not None else import_vllm_recipes
-    try:
-        report = importer(path, dry_run=dry_run, strict=strict)
-    except ServewiseError as error:
-        fail(error, as_json)
+    report = importer(path, dry_run=dry_run, strict=strict)
     if as_json:
         emit_json(report.to_dict())
         raise typer.Exit(report.exit_code)

@@ -122,7 +122,10 @@ def docker_argv(image: str, argv: Sequence[str], engine: str | None, port: int, 
         # the command runs without a shell: the cache folder is written out, not $HOME/...
         home = (env or {}).get("HF_HOME") or os.environ.get("HF_HOME") or str(
             Path("~/.cache/huggingface").expanduser())
-        return render(launch, "docker", port=port, container=name, hf_cache=home).argv
+        own = argv_tools.last_value(launch.argv, "--port")
+        # the engine's default port needs no flag (the renderer publishes it all the same)
+        wanted = None if own is None and port == default_port(engine) else port
+        return render(launch, "docker", port=wanted, container=name, hf_cache=home).argv
     run = ["docker", "run", "--rm", "--name", name, "--ipc=host", "-p", f"{port}:{port}"]
     if gpus:
         run += ["--gpus", gpus]

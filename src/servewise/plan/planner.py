@@ -16,6 +16,7 @@ from servewise.errors import UsageError
 from servewise.knowledge.accounting import EngineConstants
 from servewise.knowledge.gpus import GpuSpec
 from servewise.plan.model import ModelInfo
+from servewise.plan.online_quant import online_quantized
 from servewise.plan.recommendation import Recommendation, Workspace
 from servewise.plan.requirements import apply_model_rules
 from servewise.plan.sglang import fraction_window, sglang_startup
@@ -259,6 +260,15 @@ def recommend(model: ModelInfo, device: GpuSpec, settings: Settings, best: Start
                    headroom_bytes=int(total * (1 - utilization)))
 
 
+def _quantized(model: ModelInfo, method: str) -> tuple[ModelInfo, str]:
+    """The model as the engine holds it after ``--quantization``, and what was planned."""
+    try:
+        return online_quantized(model, method)
+    except KeyError:
+        return model, (f"--quantization {method} is not modelled: planned with the weights "
+                       "as stored, so the memory verdict may be too pessimistic")
+
+
 def make_plan(model: ModelInfo, device: GpuSpec, settings: Settings, constants: EngineConstants,
               *, gpus_per_node: int, nodes: int = 1, context: int | None = None,
               explicit_layout: bool = False, given: frozenset[str] = frozenset(),
@@ -269,6 +279,9 @@ def make_plan(model: ModelInfo, device: GpuSpec, settings: Settings, constants: 
     (:func:`~servewise.plan.requirements.apply_model_rules`). ``notes`` come first in the plan's.
     """
     settings, rule_notes = apply_model_rules(model, settings, given)
+    if settings.quantization:
+        model, quant_note = _quantized(model, settings.quantization)
+        rule_notes.append(quant_note)
     if settings.layout.gpus > gpus_per_node * nodes:
         raise UsageError(
             f"the layout {settings.layout.label()} needs {settings.layout.gpus} GPUs; "

@@ -165,6 +165,7 @@ def plan_settings(engine: str, settings: EngineSettings, version: str | None,
         enforce_eager=bool(settings.enforce_eager),
         enable_prefix_caching=settings.enable_prefix_caching,
         speculative=speculative,
+        quantization=settings.quantization,
     )
     text = _speculative_json(engine, settings)
     if text is None or model is None:
@@ -194,3 +195,40 @@ def with_layout(engine: str, settings: EngineSettings, layout: Parallel) -> Engi
     else:
         changes["enable_expert_parallel"] = True if layout.expert_parallel else None
     return settings.replace(**changes)
+
+
+#: Settings that change what an engine holds in GPU memory but that the planner does not
+#: read (vllm/engine/arg_utils.py, sglang/srt/server_args.py): each is named in the check.
+UNMODELLED_SETTINGS = {
+    "cuda_graph_max_bs": "the CUDA-graph batch sizes captured (graph memory grows with them)",
+    "max_total_tokens": "SGLang's KV pool is capped at this many tokens",
+    "chunked_prefill_size": "the prefill chunk, which sizes SGLang's activation peak",
+    "compilation_config": "which batch sizes vLLM captures as CUDA graphs",
+}
+#: Flags outside the flag table that change memory, and how.
+UNMODELLED_FLAGS = {
+    "--cpu-offload-gb": "weights moved to CPU memory (fewer GiB of weights per GPU)",
+    "--kv-offloading-size": "KV cache blocks kept in CPU memory as well",
+    "--swap-space": "CPU swap space for KV blocks (host memory)",
+    "--max-cudagraph-capture-size": "the largest batch captured as a CUDA graph",
+    "--mm-processor-cache-gb": "the multimodal processor cache",
+    "--limit-mm-per-prompt": "how many images or videos one prompt may carry "
+                             "(the encoder's profiling budget)",
+}
+
+
+def unmodelled_memory(settings: EngineSettings) -> list[str]:
+    """A note for each setting or flag of ``settings`` that changes memory in a way the plan
+    leaves out, naming what the verdict does not include."""
+    from servewise.knowledge import argv as argv_tools
+
+    notes = [f"{setting.replace('_', '-')} is not modelled: {what}; the memory verdict leaves "
+             "it out" for setting, what in UNMODELLED_SETTINGS.items()
+             if getattr(settings, setting) is not None]
+    if (settings.dtype or "").lower() in ("float32", "float"):
+        notes.append("--dtype float32 is not modelled: weights and activations take twice "
+                     "the bytes of the checkpoint's 16-bit dtype; the verdict is too hopeful")
+    for flag, what in UNMODELLED_FLAGS.items():
+        if argv_tools.has(settings.extra, flag):
+            notes.append(f"{flag} is not modelled: {what}; the memory verdict leaves it out")
+    return notes

@@ -41,6 +41,9 @@ class Settings:
     """Whether the checkpoint's MTP layers are loaded as the draft (``--speculative``)."""
     speculative_config: Speculative | None = None
     """``--speculative-config``: the draft's method, tokens and model."""
+    quantization: str | None = None
+    """``--quantization``: a method the engine applies while loading an unquantized
+    checkpoint (``fp8``), or the checkpoint's own method."""
 
     @property
     def loads_mtp(self) -> bool:
