@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import traceback
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TextIO, cast
 
 import typer
 from typer.core import TyperGroup
@@ -99,21 +99,41 @@ def _root(
     """Get a large language model serving on your GPUs with vLLM or SGLang, right the first time."""
 
 
+class _Redacting:
+    """A text stream that masks secrets (:func:`~servewise.formats.redact.redact_text`) in
+    what is written to it; rich writes a whole rendering at once, so a URL is never cut."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        """Write ``text`` with its secrets masked."""
+        from servewise.formats.redact import redact_text
+
+        self._stream.write(redact_text(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def out() -> Console:
-    """The console for data (stdout); wide when not a terminal, so tables do not wrap."""
+    """The console for data (stdout); wide when not a terminal, so tables do not wrap.
+    Secrets in what it prints are masked."""
     # rich is imported when something is rendered: ``--json`` output never needs it.
     from rich.console import Console
 
-    return Console(file=sys.stdout, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+    return Console(file=cast(TextIO, _Redacting(sys.stdout)), soft_wrap=False,
+                   width=None if sys.stdout.isatty() else 200)
 
 
 def err() -> Console:
-    """The console for progress, warnings and errors (stderr)."""
+    """The console for progress, warnings and errors (stderr); secrets are masked."""
     from rich.console import Console
 
     # Not a terminal: no wrapping, so paths and commands stay whole for copy and paste.
     tty = sys.stderr.isatty()
-    return Console(file=sys.stderr, stderr=True, soft_wrap=not tty,
+    return Console(file=cast(TextIO, _Redacting(sys.stderr)), stderr=True, soft_wrap=not tty,
                    width=None if tty else 100_000)
 
 
