@@ -108,9 +108,11 @@ def run_check(
     from servewise.plan.resolve import load_model
     from servewise.recipes import load_recipes
 
-    if request.engine not in (None, "vllm", "sglang"):
-        raise UsageError(f"--engine {request.engine!r}: expected vllm or sglang",
-                         found=request.engine)
+    from servewise.knowledge.engines import serving_engines
+
+    if request.engine is not None and request.engine not in serving_engines():
+        raise UsageError(f"--engine {request.engine!r}: expected "
+                         f"{' or '.join(serving_engines())}", found=request.engine)
     if request.command_format not in (None, *FORMATS):
         raise UsageError(f"--format {request.command_format!r}",
                          hint="give " + ", ".join(FORMATS) + " or markdown")

@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from servewise.errors import UsageError
+from servewise.knowledge.engines import serving_engines
 from servewise.knowledge.gpus import load_gpu_catalog
 from servewise.recipes.library import user_recipe_dir
 from servewise.recipes.load import SCHEMA, parse_recipe_file
@@ -134,7 +135,7 @@ def recipe_from_run(
                          f"({launch.get('outcome')}): only a launch that served is a recipe",
                          hint="`servewise runs` lists the launches and their outcomes")
     engine = launch.get("engine")
-    if engine not in ("vllm", "sglang"):
+    if engine not in serving_engines():
         raise UsageError("the launch's command is not a vLLM or SGLang server",
                          hint="recipes are for `vllm serve` and `sglang.launch_server`")
     prediction = launch.get("prediction") or {}

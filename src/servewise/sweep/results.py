@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from servewise.errors import UsageError
+from servewise.knowledge.engines import serving_engines
 from servewise.sweep.plan import SweepPlan
 from servewise.sweep.runner import cell_key
 from servewise.sweep.state import SweepState
@@ -77,7 +78,7 @@ def cookbook(plan: SweepPlan, state: SweepState) -> list[dict[str, Any]]:
                 speed.append(row)
         launch = recorded.get("launch") or {}
         save = None
-        if recorded.get("status") == "done" and launch.get("engine") in ("vllm", "sglang"):
+        if recorded.get("status") == "done" and launch.get("engine") in serving_engines():
             cited = dict.fromkeys(r["run_id"] for r in speed if r["run_id"])
             save = " ".join(["servewise recipe save", str(launch.get("run_id")),
                              *(f"--bench {run}" for run in cited),
