@@ -203,8 +203,8 @@ def test_k8s_form_asks_for_the_gpus_the_layout_uses(capsys: pytest.CaptureFixtur
     assert code == 0
     command = report["command"]
     assert isinstance(command, dict)
-    manifest = command["manifest"]
-    assert manifest["kind"] == "LeaderWorkerSet"
+    manifest = next(item for item in command["manifest"]["items"]
+                    if item["kind"] == "LeaderWorkerSet")
     pod = manifest["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
     container = pod["containers"][0]
     assert container["image"] == "lmsysorg/sglang:v0.5.16"
@@ -217,7 +217,8 @@ def test_k8s_without_an_image_uses_the_engine_s_official_one(
                           "--max-model-len", "8k", "--format", "k8s", "--engine-version",
                           "0.11.0")
     assert code == 0
-    manifest = report["command"]["manifest"]
+    manifest = next(item for item in report["command"]["manifest"]["items"]
+                    if item["kind"] == "LeaderWorkerSet")
     container = manifest["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"][
         "containers"][0]
     assert container["image"] == "vllm/vllm-openai:v0.11.0"

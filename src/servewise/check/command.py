@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from servewise.errors import ServewiseError
 from servewise.knowledge.flags import EngineSettings
+
+if TYPE_CHECKING:
+    from servewise.recipes.launches import Rendered
+
+GIB = 2**30
 
 
 def release_or_build(text: str | None) -> str | None:
@@ -40,4 +47,30 @@ def gpus_per_node(engine: str, settings: EngineSettings, count: int, nodes: int)
     return max(1, min(count, -(-used // nodes)))
 
 
-__all__ = ["gpus_per_node", "official_image", "release_or_build"]
+def for_cluster(rendered: Rendered, *, model_cache: str | None, name: str, port: int | None,
+                engine: str, checkpoint_bytes: int, gpu_weight_bytes: int,
+                nodes: int) -> tuple[Rendered, str]:
+    """A k8s manifest with the model cache, the Service and the startup probe
+    (:func:`servewise.recipes.k8s_serving.serving_manifest`), and the note that says so."""
+    from servewise.recipes.k8s_serving import ModelCache, serving_manifest, startup_seconds
+    from servewise.recipes.launches import DEFAULT_PORT
+
+    cache = ModelCache.parse(model_cache)
+    the_port = port or DEFAULT_PORT[engine]
+    rendered = serving_manifest(rendered, name=name, port=the_port,
+                                checkpoint_bytes=checkpoint_bytes,
+                                gpu_weight_bytes=gpu_weight_bytes, cache=cache,
+                                multinode=nodes > 1)
+    if cache.kind == "hostPath":
+        where = f"hostPath {cache.path}"
+    else:
+        where = f"claim {cache.name or name + '-hf-cache'}" + (
+            " (created with the manifest)" if cache.create else "")
+    seconds = startup_seconds(checkpoint_bytes, gpu_weight_bytes)
+    note = (f"k8s: the Hugging Face cache is the {where}; Service {name}-api on port "
+            f"{the_port}; the startup probe allows {seconds} s ({checkpoint_bytes / GIB:.1f} "
+            f"GiB downloaded once, {gpu_weight_bytes / GIB:.1f} GiB loaded per GPU)")
+    return rendered, note
+
+
+__all__ = ["for_cluster", "gpus_per_node", "official_image", "release_or_build"]

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from servewise.check.command import gpus_per_node, official_image, release_or_build
+from servewise.check.command import for_cluster, gpus_per_node, official_image, release_or_build
 from servewise.check.report import PARTS, CheckReport, Finding, memory_failure
 from servewise.errors import UsageError
 from servewise.knowledge.flags import AUTO, EngineSettings, from_argv, to_argv
@@ -70,6 +70,10 @@ class CheckRequest:
     image: str | None = None
     """The image for ``docker`` and ``k8s`` (default: the build when it is an image, else the
     recipe's)."""
+    model_cache: str | None = None
+    """``k8s``: where pods keep the Hugging Face cache: ``pvc`` (default, a claim sized for
+    the checkpoint), ``pvc:CLAIM`` or ``hostpath:/PATH``
+    (:class:`~servewise.recipes.k8s_serving.ModelCache`)."""
 
 
 @dataclass
@@ -105,10 +109,9 @@ def run_check(
     ``scan`` reads ``--build`` (default: :func:`servewise.inspect.scan.scan_build` with
     ``store`` and ``options``); ``book`` is the recipe database (default: shipped + user).
     """
+    from servewise.knowledge.engines import serving_engines
     from servewise.plan.resolve import load_model
     from servewise.recipes import load_recipes
-
-    from servewise.knowledge.engines import serving_engines
 
     if request.engine is not None and request.engine not in serving_engines():
         raise UsageError(f"--engine {request.engine!r}: expected "
@@ -150,7 +153,7 @@ def run_check(
     if request.build is None:
         _advise_gate(request, model, state)
     _pitfalls(request, model, state, report, gate)
-    command = _render(request, model, state)
+    command = _render(request, model, state, plan)
     return CheckReport(
         model=state.checkpoint or model.ref,
         gpu=request.gpu.to_dict(),
@@ -566,7 +569,8 @@ def _pitfalls(request: CheckRequest, model: ModelInfo, state: _State,
             source=pitfall.sources[0] if pitfall.sources else None))
 
 
-def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str, Any]:
+def _render(request: CheckRequest, model: ModelInfo, state: _State,
+            plan: Plan | None) -> dict[str, Any]:
     from servewise.recipes import Launch, render
     from servewise.recipes.renderers import with_node_flags
 
@@ -594,4 +598,14 @@ def _render(request: CheckRequest, model: ModelInfo, state: _State) -> dict[str,
                     multinode=recipe.multinode if recipe is not None else None,
                     pools=pools, router=recipe.router if recipe is not None else ())
     rendered = render(launch, fmt, port=port)
+    if fmt == "k8s":  # the model cache, the Service and a startup probe for the weights
+        per_gpu = plan.startup.weights_bytes_per_gpu if plan is not None else -(
+            -model.tensor_bytes // max(1, request.gpu.count * request.nodes))
+        rendered, note = for_cluster(
+            rendered, model_cache=request.model_cache, name=launch.name, port=port,
+            engine=state.engine, checkpoint_bytes=model.file_bytes or model.tensor_bytes,
+            gpu_weight_bytes=per_gpu, nodes=request.nodes)
+        state.findings.append(Finding("settings", "note", note, fix="--model-cache pvc:CLAIM "
+                                      "or hostpath:/PATH keeps the cache elsewhere"))
     return rendered.to_dict()
+
