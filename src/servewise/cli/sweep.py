@@ -11,6 +11,7 @@ import contextlib
 import signal
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -109,6 +110,9 @@ def sweep(
     bench_timeout: Annotated[float | None, typer.Option(
         "--bench-timeout", min=1.0, help="One deadline for each cell's benchmark, in "
         "seconds (default: none).")] = None,
+    grace: Annotated[float | None, typer.Option(
+        "--grace", min=0.0, show_default=False, help="Seconds between SIGTERM and SIGKILL "
+        "when an engine is stopped (default: 15).")] = None,
     state: Annotated[Path | None, typer.Option(
         "--state", help="The state file (default: PLAN.sweep.json beside the plan, or one "
         "in the store's folder).")] = None,
@@ -192,6 +196,8 @@ def sweep(
     keep_run, keep_launch = _store_callbacks(store)
     options = SweepOptions(log_dir=store_dir / "launches", check=not no_check,
                            retry_failed=retry_failed, bench_timeout_s=bench_timeout)
+    if grace is not None:
+        options = replace(options, grace_s=grace)
     from servewise.cli.bench import _Display
 
     say("sweep", "bold", f"{len(plan.configurations)} configuration(s) x "

@@ -18,7 +18,7 @@ from typing import Any
 from servewise.errors import ServewiseError, UsageError
 from servewise.knowledge import argv as argv_tools
 from servewise.launch.command import engine_args, engine_of, fill
-from servewise.launch.process import Terminated, check_stop
+from servewise.launch.process import GRACE_SECONDS, Terminated, check_stop
 from servewise.launch.readiness import free_port
 from servewise.launch.run import EngineRun, LaunchResult, LaunchSpec, new_run_id
 from servewise.launch.strategy import PARAMS, Bounds, Param, next_value, snap, verdict
@@ -71,7 +71,8 @@ class SearchOptions:
     host: str = "127.0.0.1"
     env: Mapping[str, str] = field(default_factory=dict)
     timeout_s: float = 900.0
-    grace_s: float = 15.0
+    grace_s: float = GRACE_SECONDS
+    """Seconds between SIGTERM and SIGKILL when an attempt's engine is stopped."""
     max_attempts: int = 40
     use_hints: bool = True
     """Jump to the engine's own figures (off: plain doubling and bisection, the baseline)."""

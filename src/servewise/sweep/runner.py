@@ -24,7 +24,7 @@ from servewise.bench.run import BenchConfig, BenchResult, run_bench
 from servewise.bench.workload import WorkloadSpec
 from servewise.errors import ServewiseError, UsageError
 from servewise.launch.command import engine_args, engine_of, fill, with_port
-from servewise.launch.process import Terminated
+from servewise.launch.process import GRACE_SECONDS, Terminated
 from servewise.launch.readiness import free_port
 from servewise.launch.run import EngineRun, LaunchResult, LaunchSpec, new_run_id
 from servewise.sweep.plan import Configuration, SweepPlan, Workload, gpus_of
@@ -56,7 +56,8 @@ class SweepOptions:
     check: bool = True
     """Run ``servewise check`` for configurations that name a GPU."""
     retry_failed: bool = False
-    grace_s: float = 15.0
+    grace_s: float = GRACE_SECONDS
+    """Seconds between SIGTERM and SIGKILL when a configuration's engine is stopped."""
     read_timeout_s: float = 600.0
     bench_timeout_s: float | None = None
     """One deadline for each cell's benchmark (None: none)."""
