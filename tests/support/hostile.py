@@ -63,7 +63,9 @@ def bounded(code: str, *, env: dict[str, str] | None = None, cwd: Path | None = 
 
 
 def within_limits(outcome: Outcome) -> None:
-    """Assert the snippet ended normally within :data:`MEMORY_MB` and :data:`SECONDS`."""
+    """Assert the snippet ended normally within :data:`MEMORY_MB` and :data:`SECONDS` (the
+    figures are printed: ``pytest -s tests/hostile`` shows each case's)."""
+    print(f"hostile case: {outcome.seconds:.2f} s, peak {outcome.rss_mb:.0f} MB")
     assert outcome.returncode == 0, outcome.stderr[-3000:]
     assert outcome.seconds < SECONDS, f"took {outcome.seconds:.1f} s"
     assert 0 < outcome.rss_mb < MEMORY_MB, f"peak {outcome.rss_mb:.0f} MB"

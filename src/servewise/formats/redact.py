@@ -119,7 +119,9 @@ def redact_text(text: str) -> str:
         text = _BEARER.sub(lambda m: m.group("word") + MASK, text)
     if "=" in text or ":" in text:
         text = _ASSIGNMENT.sub(_assignment, text)
-    return _KNOWN_TOKENS.sub(lambda m: m.group("prefix") + MASK, text)
+    if "_" in text or "-" in text:  # every known token shape holds one of them
+        text = _KNOWN_TOKENS.sub(lambda m: m.group("prefix") + MASK, text)
+    return text
 
 
 def redact_argv(argv: Sequence[str]) -> list[str]:
@@ -182,5 +184,7 @@ def redact_data(value: Any) -> Any:
 def terminal_safe(text: str) -> str:
     """``text`` as a terminal should show it: escape sequences (colours, title changes,
     screen clears) and other control characters removed; tabs and newlines kept."""
+    if text.isprintable():  # the usual line: nothing to remove (fast on long lines)
+        return text
     text = strip_ansi(text)
     return _CONTROL.sub("", text)

@@ -60,6 +60,8 @@ _READ_SIZE = 65536
 #: The longest line the log pump holds: a longer one is taken in pieces of this size, so a
 #: 100 MB line costs linear time and bounded memory (and never blocks the engine's writes).
 MAX_LINE_BYTES = 2**20
+#: The most of one line echoed to the terminal and read for numbers (the log keeps it whole).
+MAX_SHOWN_BYTES = 16 * 2**10
 
 LineCallback = Callable[[str], None]
 
@@ -263,6 +265,8 @@ class _LogPump:
                 except ServewiseError as error:  # binary output: nothing to diagnose
                     self.scan_error = error
         for raw in data.splitlines():
+            if len(raw) > MAX_SHOWN_BYTES:  # the terminal and the number readers get its start
+                raw = raw[:MAX_SHOWN_BYTES] + b" ... (%d bytes)" % len(raw)
             line = raw.decode("utf-8", "replace")
             self.numbers.feed(line)
             if self.on_line is not None:
