@@ -132,3 +132,19 @@ def test_dsv4_h200_recipe_fraction_still_fits() -> None:
     startup = sglang_startup(info, device, settings, CONSTANTS)
     window = fraction_window(info, device, settings, CONSTANTS)
     assert startup.fits == (window.lowest_for_one_request <= 0.88)
+
+
+def test_dp_attention_reserve_follows_sglang_and_plain_dp_adds_none() -> None:
+    from servewise.plan.sglang import default_fraction
+    from servewise.versions import EngineVersion
+
+    device = resolve_gpu("h200")
+    version = EngineVersion.parse("0.5.16")
+    attention = Settings(engine="sglang", layout=Parallel(8, 1, 8, dp_attention=True))
+    _, reserve = default_fraction(device, attention, CONSTANTS, version)
+    # 512 + 8192 * 1.5 + 512 * 2 + 8 / 8 * 1024, then 3 * 512 * 8 and, above a graph batch
+    # of 300, 1.5 * 512 * 8 more (server_args._handle_gpu_memory_settings)
+    assert reserve["reserved_mib"] == 512 + 8192 * 1.5 + 512 * 2 + 1024 + 512 * 8 * 4.5
+    replicas = Settings(engine="sglang", layout=Parallel(1, 1, 8))
+    _, plain = default_fraction(device, replicas, CONSTANTS, version)
+    assert plain["reserved_mib"] == max(512 + 8192 * 1.5 + 256 * 2 + 1024 / 8, 10240)

@@ -119,6 +119,9 @@ class PageSpec:
     mamba_mode: str = "none"
     """``state``: vLLM's ``mamba_cache_mode`` — ``none`` (one page per request), ``align``
     (two: ``MambaSpec.max_memory_usage_bytes``) or ``all`` (one per block of context)."""
+    speculative_pages: int = 0
+    """``state``: ``MambaSpec.num_speculative_blocks`` — one more state page per speculative
+    token a request holds (``none``/``align`` modes, vLLM 0.15.0 on)."""
 
     @property
     def unpadded(self) -> int:
@@ -140,10 +143,10 @@ class PageSpec:
         """``cdiv(max_memory_usage_bytes, page)``: pages one request at full length holds."""
         if self.kind == "state":
             if self.mamba_mode == "align":
-                return 2
+                return 2 + self.speculative_pages
             if self.mamba_mode == "all":
                 return -(-max_model_len // self.block_size)
-            return 1
+            return 1 + self.speculative_pages
         if self.kind in ("sliding", "mla_sliding"):
             tokens = min(self.window - 1 + max_num_batched_tokens, max_model_len)
             return -(-tokens // self.block_size) + 1
@@ -195,13 +198,15 @@ def vllm_layer_specs(
     mamba_ssm_bytes: int = 4,
     sliding_as_full: bool = False,
     mamba_cache_mode: str = "none",
+    speculative_pages: int = 0,
 ) -> list[tuple[int, PageSpec]]:
     """Every layer's :class:`PageSpec` on one rank, with its layer index.
 
     DeepSeek V4 layers give several specs (window, compressed cache, indexer). With
     ``sliding_as_full`` sliding-window layers pay for the whole context (vLLM V0, or
     ``--disable-hybrid-kv-cache-manager``). ``mamba_cache_mode`` is how many state pages a
-    request holds with prefix caching (see :attr:`PageSpec.mamba_mode`).
+    request holds with prefix caching (see :attr:`PageSpec.mamba_mode`);
+    ``speculative_pages`` the state pages speculative decoding adds to each request.
     """
     _check_heads(spec, tp)
     element = kv_element_bytes(kv_cache_dtype, spec.dtype)
@@ -228,7 +233,8 @@ def vllm_layer_specs(
         elif layer.kind in ("gdn", "mamba2"):
             page = state_page_bytes(layer, tp, model_bytes, mamba_ssm_bytes)
             out.append((index, PageSpec("state", block_size, 0, fixed_page=page,
-                                        mamba_mode=mamba_cache_mode)))
+                                        mamba_mode=mamba_cache_mode,
+                                        speculative_pages=speculative_pages)))
     return out
 
 

@@ -70,8 +70,7 @@ def default_fraction(device: GpuSpec, settings: Settings, constants: EngineConst
     base = constants.number(ENGINE, "reserved_mib_base", version)
     reserved = (base + max(chunked, 2048) * 1.5 + graph_bs * 2
                 + layout.tp * layout.pp / 8 * 1024)
-    if layout.dp > 1:
-        reserved += graph_bs * layout.dp * 3
+    reserved += _dp_attention_mib(layout.dp if layout.dp_attention else 1, graph_bs)
     if gib > 60:
         reserved = max(reserved, constants.number(ENGINE, "reserved_mib_floor_large_gpu",
                                                   version))
@@ -81,6 +80,19 @@ def default_fraction(device: GpuSpec, settings: Settings, constants: EngineConst
     fraction = round((total_mib - reserved) / total_mib, 3)
     return fraction, {"reserved_mib": reserved, "chunked_prefill_size": chunked,
                       "cuda_graph_max_bs": graph_bs}
+
+
+def _dp_attention_mib(dp: int, graph_bs: int) -> float:
+    """What ``--enable-dp-attention`` adds to SGLang's reserve (MiB): ``3 * cuda_graph_max_bs
+    * dp`` for padding, and ``1.5 * cuda_graph_max_bs * dp`` more above a graph batch of 300
+    (``server_args._handle_gpu_memory_settings``, 0.5.16: "DP attention uses much more memory
+    for large cuda graph max bs"). Plain ``--dp`` replicas (no DP attention) add nothing."""
+    if dp <= 1:
+        return 0.0
+    extra = graph_bs * dp * 3.0
+    if graph_bs > 300:
+        extra += graph_bs * dp * 1.5
+    return extra
 
 
 def _ceil3(value: float) -> float:
@@ -154,8 +166,7 @@ def runtime_bytes(model: ModelInfo, device: GpuSpec, settings: Settings,
     chunk = int(settings.max_num_batched_tokens or reserve["chunked_prefill_size"])
     mib = (constants.number(ENGINE, "reserved_mib_base", version) + graph_bs * 2
            + layout.tp * layout.pp / 8 * 1024)
-    if layout.dp > 1:
-        mib += graph_bs * layout.dp * 3
+    mib += _dp_attention_mib(layout.dp if layout.dp_attention else 1, graph_bs)
     if settings.loads_mtp or settings.speculative_config is not None:
         mib += constants.number(ENGINE, "reserved_mib_eagle", version)
     vllm_version = constants.version("vllm", "latest_read")

@@ -368,9 +368,12 @@ def vllm_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
         notes.append(f"prefix caching on: each linear-attention layer holds "
                      f"{'two state pages' if mamba_mode == 'align' else 'a state per block'} "
                      f"per request (mamba_cache_mode {mamba_mode})")
+    draft = settings.speculative_config
+    spec_pages = draft.num_tokens if draft is not None and version.at_least(
+        constants.text(ENGINE, "mamba_speculative_pages_since", version)) else 0
     layer_specs = vllm_layer_specs(kv_spec, tp=layout.tp, block_size=block,
                                    kv_cache_dtype=kv_dtype, sliding_as_full=not v1,
-                                   mamba_cache_mode=mamba_mode)
+                                   mamba_cache_mode=mamba_mode, speculative_pages=spec_pages)
     hybrid_block = _mamba_attention_block(layer_specs, block)
     if hybrid_block != block:
         notes.append(f"attention block size raised from {block} to {hybrid_block} so a page "
@@ -378,7 +381,8 @@ def vllm_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
         block = hybrid_block
         layer_specs = vllm_layer_specs(kv_spec, tp=layout.tp, block_size=block,
                                        kv_cache_dtype=kv_dtype, sliding_as_full=not v1,
-                                       mamba_cache_mode=mamba_mode)
+                                       mamba_cache_mode=mamba_mode,
+                                       speculative_pages=spec_pages)
     specs = [page for _, page in layer_specs]
     # DeepSeek V4's backends declare a block-outermost layout: mixed pages pack per block
     groups = vllm_groups(specs, packed=spec.family == "dsv4")
