@@ -216,3 +216,13 @@ def test_twenty_thousand_user_recipes_are_indexed_once(tmp_path: Path) -> None:
     """)
     within_limits(again)  # the folder did not change: nothing is parsed again
     assert again.stdout.strip() == "1" and again.seconds < first.seconds / 2
+
+
+def test_the_layer_lists_are_bounded_even_for_a_config_built_in_code() -> None:
+    from servewise.formats.hfconfig import HfConfig
+    from servewise.plan.arch import model_spec
+
+    text = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+            "num_hidden_layers": 10**8}
+    spec = model_spec(HfConfig({"model_type": "llama"}, text))
+    assert spec.layers == () and "expected 0 to 10000" in str(spec.unsupported_reason)

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from servewise.formats.hfconfig import HfConfig
+from servewise.formats.hfconfig import NUMBER_RANGES, HfConfig
 
 #: ``model_type`` values read as a plain decoder with full (or uniformly windowed) attention.
 DENSE_TYPES = frozenset(
@@ -328,6 +328,10 @@ def model_spec(config: HfConfig) -> ModelSpec:
     if not (hidden and heads and count):
         return replace(base, unsupported_reason="config.json lacks hidden_size, "
                        "num_attention_heads or num_hidden_layers")
+    low, high = NUMBER_RANGES["num_hidden_layers"]
+    if not low <= count <= high:  # bounds the per-layer lists below ([full] * count)
+        return replace(base, unsupported_reason=f"num_hidden_layers = {count}: expected "
+                       f"{low} to {high}")
     if model_type in MLA_TYPES:
         latent = _int(text, "kv_lora_rank") + _int(text, "qk_rope_head_dim")
         if not _int(text, "kv_lora_rank"):
