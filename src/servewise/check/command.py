@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from servewise.errors import ServewiseError
 from servewise.knowledge.flags import EngineSettings
 
 if TYPE_CHECKING:
+    from servewise.plan.planner import Plan
     from servewise.recipes.launches import Rendered
 
 GIB = 2**30
@@ -47,6 +48,34 @@ def gpus_per_node(engine: str, settings: EngineSettings, count: int, nodes: int)
     return max(1, min(count, -(-used // nodes)))
 
 
+def headroom_text(plan: Plan) -> str:
+    """The room the planner's fraction leaves the workspaces, as text."""
+    headroom = plan.recommendation.headroom_bytes
+    return f"{headroom / GIB:.2f} GiB" if headroom else "room"
+
+
+def plan_dict(plan: Plan) -> dict[str, Any]:
+    """The parts of the plan a check report carries."""
+    data = plan.to_dict()
+    return {key: data[key] for key in ("layout", "startup", "startup_detail",
+                                       "recommendation", "notes", "engine_version")}
+
+
+def modelled_settings(engine: str, settings: EngineSettings) -> EngineSettings:
+    """The settings the planner is given: an unknown speculative method left out."""
+    from servewise.plan.settings import unmodelled_speculative, without_speculative
+
+    if unmodelled_speculative(engine, settings) is None:
+        return settings
+    return without_speculative(settings)
+
+
+def given_flags(settings: EngineSettings) -> frozenset[str]:
+    """The planner flags ``settings`` sets: the model rules were applied before planning."""
+    named = {"kv_cache_dtype": "--kv-cache-dtype", "max_model_len": "--max-model-len"}
+    return frozenset(flag for key, flag in named.items() if getattr(settings, key) is not None)
+
+
 def for_cluster(rendered: Rendered, *, model_cache: str | None, name: str, port: int | None,
                 engine: str, checkpoint_bytes: int, gpu_weight_bytes: int,
                 nodes: int) -> tuple[Rendered, str]:
@@ -73,4 +102,5 @@ def for_cluster(rendered: Rendered, *, model_cache: str | None, name: str, port:
     return rendered, note
 
 
-__all__ = ["for_cluster", "gpus_per_node", "official_image", "release_or_build"]
+__all__ = ["for_cluster", "given_flags", "gpus_per_node", "headroom_text", "modelled_settings",
+           "official_image", "plan_dict", "release_or_build"]

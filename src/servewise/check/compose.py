@@ -22,8 +22,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from servewise.check.command import for_cluster, gpus_per_node, official_image, release_or_build
-from servewise.check.report import PARTS, CheckReport, Finding, memory_failure
+from servewise.check.command import (
+    for_cluster,
+    given_flags,
+    gpus_per_node,
+    headroom_text,
+    modelled_settings,
+    official_image,
+    plan_dict,
+    release_or_build,
+)
+from servewise.check.report import (
+    CheckReport,
+    Finding,
+    computed_weights,
+    finding_order,
+    memory_failure,
+)
 from servewise.errors import UsageError
 from servewise.knowledge.flags import AUTO, EngineSettings, from_argv, to_argv
 from servewise.plan.settings import (
@@ -32,7 +47,6 @@ from servewise.plan.settings import (
     unmodelled_memory,
     unmodelled_speculative,
     with_layout,
-    without_speculative,
 )
 from servewise.recipes.renderers import FORMATS
 
@@ -120,6 +134,7 @@ def run_check(
         raise UsageError(f"--format {request.command_format!r}",
                          hint="give " + ", ".join(FORMATS) + " or markdown")
     model = load_model(request.model, store=store)
+    computed = computed_weights(model.notes, model.tensor_bytes)
     recipes = book or load_recipes()
     # The name as given first (it may name exact weights a card folds into its family).
     # A GPU the catalog does not know (given with --gpu-memory) has no recipes.
@@ -147,6 +162,8 @@ def run_check(
             "not read"))
     elif request.build is not None:
         report, gate = _gate(request, model, state, scan, store, options)
+    if computed is not None:
+        state.findings.append(computed)
     _apply_user(request, state)
     _apply_rules(request, model, state)
     plan = _plan(request, model, state, chosen)
@@ -160,24 +177,16 @@ def run_check(
         engine=state.engine,
         engine_version=state.version,
         engine_version_from=state.version_from,
-        findings=tuple(sorted(state.findings, key=_order)),
+        findings=tuple(sorted(state.findings, key=finding_order)),
         settings=state.settings.to_dict(),
         command=command,
         recipe=chosen.to_dict() if chosen else None,
         gate={**gate.to_dict(), "engine": None if report is None else
               _build_engine(report)} if gate is not None else None,
-        plan=_plan_dict(plan) if plan is not None else None,
+        plan=plan_dict(plan) if plan is not None else None,
         other_recipes=tuple({"id": m.recipe.id, "status": m.recipe.status, "reason": m.reason}
                             for m in matches if m is not chosen),
     )
-
-
-_PART_ORDER = {part: index for index, part in enumerate(PARTS)}
-_LEVEL_ORDER = {"error": 0, "warning": 1, "note": 2, "ok": 3}
-
-
-def _order(finding: Finding) -> tuple[int, int]:
-    return (_PART_ORDER.get(finding.part, 9), _LEVEL_ORDER.get(finding.level, 9))
 
 
 def _start(request: CheckRequest, chosen: RecipeMatch | None,
@@ -375,11 +384,12 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
             "memory", "note", f"speculative method {unknown!r} is not modelled: the plan leaves "
             "out its draft weights and KV pages (the command keeps it)"))
     try:
-        planned = plan_settings(state.engine, _modelled(state), state.version, model)
+        planned = plan_settings(state.engine, modelled_settings(state.engine, settings),
+                                state.version, model)
         plan = make_plan(model, request.gpu, planned,
                          load_engine_constants(), gpus_per_node=request.gpu.count,
                          nodes=request.nodes, explicit_layout=layout_given,
-                         given=_given_flags(settings))
+                         given=given_flags(settings))
         if settings.max_model_len == AUTO:
             plan = _auto_length(request, model, state, plan)
     except SettingsError:
@@ -402,7 +412,7 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
     if given is None and recommended is not None and not request.gpu.is_cpu:
         state.settings = state.settings.replace(**{memory_key: recommended})
         state.findings.append(Finding("settings", "note", f"{flag} {recommended}: the planner's "
-                                      f"value, leaving {_headroom(plan)} for workspaces"))
+                                      f"value, leaving {headroom_text(plan)} for workspaces"))
         plan = _replan(request, model, state, plan)
         given = recommended
     # The highest value that still leaves the named workspaces their room (vLLM's
@@ -454,13 +464,6 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
     return plan
 
 
-def _modelled(state: _State) -> EngineSettings:
-    """The settings the planner is given: an unknown speculative method left out."""
-    if unmodelled_speculative(state.engine, state.settings) is None:
-        return state.settings
-    return without_speculative(state.settings)
-
-
 def _auto_length(request: CheckRequest, model: ModelInfo, state: _State, plan: Plan) -> Plan:
     """``--max-model-len auto``: vLLM keeps the model's own length when one request of it
     fits the KV memory, else lowers it to the largest that fits (vllm-project/vllm#29431,
@@ -479,34 +482,18 @@ def _auto_length(request: CheckRequest, model: ModelInfo, state: _State, plan: P
     return _replan(request, model, state, plan)
 
 
-def _headroom(plan: Plan) -> str:
-    headroom = plan.recommendation.headroom_bytes
-    return f"{headroom / GIB:.2f} GiB" if headroom else "room"
-
-
 def _replan(request: CheckRequest, model: ModelInfo, state: _State, previous: Plan) -> Plan:
     from servewise.knowledge.accounting import load_engine_constants
     from servewise.plan.planner import make_plan
 
-    settings = plan_settings(state.engine, _modelled(state), state.version, model)
+    settings = plan_settings(state.engine, modelled_settings(state.engine, state.settings),
+                             state.version, model)
     settings = replace(settings, layout=previous.settings.layout)
     if state.auto_len is not None:
         settings = replace(settings, max_model_len=state.auto_len)
     return make_plan(model, request.gpu, settings, load_engine_constants(),
                      gpus_per_node=request.gpu.count, nodes=request.nodes,
-                     explicit_layout=True, given=_given_flags(state.settings))
-
-
-def _given_flags(settings: EngineSettings) -> frozenset[str]:
-    """The planner flags ``settings`` sets: the model rules were applied before planning."""
-    named = {"kv_cache_dtype": "--kv-cache-dtype", "max_model_len": "--max-model-len"}
-    return frozenset(flag for key, flag in named.items() if getattr(settings, key) is not None)
-
-
-def _plan_dict(plan: Plan) -> dict[str, Any]:
-    data = plan.to_dict()
-    return {key: data[key] for key in ("layout", "startup", "startup_detail",
-                                       "recommendation", "notes", "engine_version")}
+                     explicit_layout=True, given=given_flags(state.settings))
 
 
 def _family(model: ModelInfo, request: CheckRequest) -> ModelFamily | None:

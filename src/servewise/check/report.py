@@ -116,3 +116,25 @@ def memory_failure(gpu: GpuSpec, engine: str, startup: Startup, fix: str) -> Fin
     else:
         message = f"will not start: {engine} refuses these settings at start-up"
     return Finding("memory", "error", message, fix=fix, quote=error)
+
+
+def computed_weights(notes: tuple[str, ...], tensor_bytes: int) -> Finding | None:
+    """A note when the model's weights were computed from config.json (its ``notes`` say
+    so), with how far such estimates are from the bundled cards' tensor lists."""
+    from servewise.plan.config_weights import COMPUTED_NOTE, MEASURED_MISS
+
+    if COMPUTED_NOTE not in notes:
+        return None
+    rest = "".join(f"; {note}" for note in notes if note != COMPUTED_NOTE)
+    return Finding("memory", "note", f"{COMPUTED_NOTE}: {tensor_bytes / GIB:.1f} GiB; "
+                   f"{MEASURED_MISS}{rest}", fix="give the checkpoint's *.safetensors files "
+                   "(their headers are enough) for the exact figure")
+
+
+_PART_ORDER = {part: index for index, part in enumerate(PARTS)}
+_LEVEL_ORDER = {"error": 0, "warning": 1, "note": 2, "ok": 3}
+
+
+def finding_order(finding: Finding) -> tuple[int, int]:
+    """The report's order: by part, then the worst first."""
+    return (_PART_ORDER.get(finding.part, 9), _LEVEL_ORDER.get(finding.level, 9))

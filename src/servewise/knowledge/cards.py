@@ -8,6 +8,9 @@ both; how each tensor list was obtained is in the card's ``how``::
 
     card = find_card("deepseek-ai/DeepSeek-V4-Flash")
     info = card_model(card)        # a plan.model.ModelInfo
+
+Config-only cards (``config_cards.toml``, ``computed = true``) hold the config alone; their
+tensors are computed from it, and a plan from one says so.
 """
 
 from __future__ import annotations
@@ -23,8 +26,13 @@ from servewise.errors import FormatError
 from servewise.knowledge._load import EntryReader, RawEntry, check_unique, shipped_entries
 
 FILENAME = "cards.toml"
+CONFIG_FILENAME = "config_cards.toml"
+"""Config-only cards: a model's real ``config.json`` (and ``hf_quant_config.json``) without a
+tensor list; the tensors are computed from it (:mod:`servewise.plan.config_weights`).
+Written by ``scripts/make_config_cards.py`` for the models vLLM's recipe database names."""
 TABLE = "card"
-FIELDS = frozenset({"id", "repo", "aliases", "file", "tensor_bytes", "files", "source", "how"})
+FIELDS = frozenset({"id", "repo", "aliases", "file", "tensor_bytes", "files", "source", "how",
+                    "computed"})
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,8 @@ class CardEntry:
     files: int | None
     sources: tuple[str, ...]
     how: str
+    computed: bool = False
+    """A config-only card: its tensors are computed from the config, not listed."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -49,7 +59,7 @@ class CardEntry:
         """JSON-ready data."""
         return {"id": self.id, "repo": self.repo, "aliases": list(self.aliases),
                 "tensor_bytes": self.tensor_bytes, "files": self.files,
-                "sources": list(self.sources), "how": self.how}
+                "sources": list(self.sources), "how": self.how, "computed": self.computed}
 
 
 def _entry(raw: RawEntry) -> CardEntry:
@@ -64,13 +74,14 @@ def _entry(raw: RawEntry) -> CardEntry:
         files=files if isinstance(files, int) and not isinstance(files, bool) else None,
         sources=reader.sources(),
         how=reader.string("how"),
+        computed=raw.data.get("computed") is True,
     )
 
 
 @functools.cache
 def card_index() -> tuple[CardEntry, ...]:
-    """Every bundled card."""
-    entries = list(shipped_entries(FILENAME, TABLE))
+    """Every bundled card: those with a tensor list first, then the config-only ones."""
+    entries = [*shipped_entries(FILENAME, TABLE), *shipped_entries(CONFIG_FILENAME, TABLE)]
     check_unique(entries)
     return tuple(_entry(entry) for entry in entries)
 
@@ -98,7 +109,9 @@ def card_document(card_id: str) -> dict[str, Any]:
     except (OSError, EOFError, ValueError) as exc:
         raise FormatError(f"model card {card.file}", offset=0, expected="gzip-compressed JSON",
                           found=f"{type(exc).__name__}: {exc}") from None
-    if not isinstance(document, dict) or not isinstance(document.get("tensors"), list):
+    tensors = document.get("tensors") if isinstance(document, dict) else None
+    if not isinstance(document, dict) or not isinstance(document.get("config"), dict) or not (
+            isinstance(tensors, list) or (tensors is None and card.computed)):
         raise FormatError(f"model card {card.file}", offset=0,
                           expected="an object with config and tensors", found="something else")
     return document

@@ -1,19 +1,23 @@
-"""Find the model a user named: a local folder, a bundled card, or a Hub repository.
+"""Find the model a user named: a local folder, a card, or a Hub repository.
 
-Order: an existing folder; a bundled card whose id, repository or alias matches (offline);
-then the Hugging Face Hub for anything shaped like ``org/name``. ``hub:org/name`` skips
-the cards and reads the Hub; ``card:ID`` insists on a card.
+Order: an existing folder (with its ``*.safetensors`` headers, or ``config.json`` alone:
+then the weights are computed from the config); a bundled card whose id, repository or alias
+matches (offline); a user card, ``$SERVEWISE_DATA_DIR/cards/ORG--NAME/config.json``
+(offline, weights computed); then the Hugging Face Hub for anything shaped like
+``org/name``. ``hub:org/name`` skips the cards and reads the Hub; ``card:ID`` insists on a
+card. When the Hub cannot be read (offline, no network), the error says how to give the
+config instead.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from servewise.errors import SourceError, UsageError
 from servewise.formats.checkpoint import WeightTensor
-from servewise.formats.hfconfig import config_from_mapping
+from servewise.formats.hfconfig import HfConfig, config_from_mapping
 from servewise.formats.safetensors import DTYPE_BITS
 from servewise.knowledge.cards import CardEntry, card_document, card_index, find_card
 from servewise.plan.model import ModelInfo
@@ -24,9 +28,48 @@ if TYPE_CHECKING:
 _REPO = re.compile(r"^[\w.-]+/[\w.-]+$")
 
 
+USER_CARDS = "cards"
+"""User cards: ``$SERVEWISE_DATA_DIR/cards/ORG--NAME/config.json`` (and, for a ModelOpt
+checkpoint, ``hf_quant_config.json``)."""
+
+
+def config_model(config: HfConfig, quant_config: dict[str, Any] | None, *, ref: str,
+                 source: str, provenance: tuple[str, ...]) -> ModelInfo:
+    """A :class:`ModelInfo` whose tensors are computed from ``config`` (no weight files);
+    its notes say so, and what the computation leaves out."""
+    from servewise.plan.config_weights import computed_tensors
+
+    tensors, notes = computed_tensors(config, quant_config)
+    total = sum(t.total_bytes for t in tensors)
+    return ModelInfo(ref=ref, source=source, config=config, tensors=tuple(tensors), files=0,
+                     file_bytes=total, provenance=provenance, quant_config=quant_config,
+                     revision=None, notes=tuple(notes))
+
+
+def user_card_folder(repo: str, user_dir: Path | None = None) -> Path | None:
+    """The user card folder of ``repo`` (``ORG/NAME``), when it holds a ``config.json``."""
+    from servewise.knowledge._load import user_data_dir
+
+    if _REPO.match(repo) is None:
+        return None
+    folder = (user_dir or user_data_dir()) / USER_CARDS / repo.replace("/", "--", 1)
+    return folder if (folder / "config.json").is_file() else None
+
+
+def _folder_config_model(folder: Path, ref: str, source: str) -> ModelInfo:
+    from servewise.sources.model_folder import read_config, read_quant_config
+
+    return config_model(read_config(folder), read_quant_config(folder), ref=ref,
+                        source=source, provenance=(str(folder.resolve()),))
+
+
 def card_model(card: CardEntry) -> ModelInfo:
-    """A bundled card as a :class:`ModelInfo`."""
+    """A bundled card as a :class:`ModelInfo` (a config-only card's tensors computed)."""
     document = card_document(card.id)
+    if document.get("tensors") is None:
+        return config_model(config_from_mapping(document["config"], source=f"card {card.id}"),
+                            document.get("quant_config"), ref=card.repo, source="card",
+                            provenance=(*card.sources, card.how))
     tensors = []
     for name, dtype, shape, count in document["tensors"]:
         bits = DTYPE_BITS[dtype]
@@ -76,6 +119,8 @@ def reads_hub(ref: str, revision: str | None = None) -> bool:
         return True
     if text.startswith("card:") or _path_of(text) is not None:
         return False
+    if revision is None and user_card_folder(text) is not None:
+        return False
     return not (find_card(text) is not None and revision is None)
 
 
@@ -90,10 +135,29 @@ def load_model(ref: str, *, revision: str | None = None,
     except SourceError as error:
         from servewise.sources.hub import BUNDLED_CARD
 
-        if error.hint and BUNDLED_CARD in error.hint:
+        repo = ref.strip().removeprefix("hub:")
+        if reads_hub(ref, revision) and _REPO.match(repo):
+            # the Hub's own advice (unset HF_HUB_OFFLINE, check the network or the id), then
+            # the way that needs no Hub: the config alone
+            own = (error.hint or "").replace(f", or give a local folder or {BUNDLED_CARD}",
+                                             "").replace(f"; or give {BUNDLED_CARD}", "")
+            error.hint = (f"{own}; " if own else "") + give_config_hint(repo)
+        elif error.hint and BUNDLED_CARD in error.hint:
             ids = ", ".join(card.id for card in card_index())
             error.hint = error.hint.replace(BUNDLED_CARD, f"{BUNDLED_CARD} ({ids})", 1)
         raise
+
+
+def give_config_hint(repo: str) -> str:
+    """How to plan ``repo`` without the Hub: its config.json is enough."""
+    from servewise.knowledge._load import user_data_dir
+
+    card = user_data_dir() / USER_CARDS / repo.replace("/", "--", 1)
+    return (f"without the Hub, give its config.json: download "
+            f"https://huggingface.co/{repo}/resolve/main/config.json into a folder and pass "
+            f"the folder, or save it as {card}/config.json (a user card: `{repo}` then works "
+            "offline); servewise computes the weights from it. `servewise model card:ID` "
+            "reads a bundled card")
 
 
 def _load_model(ref: str, *, revision: str | None, store: Store | None) -> ModelInfo:
@@ -106,8 +170,10 @@ def _load_model(ref: str, *, revision: str | None, store: Store | None) -> Model
     if not text.startswith("hub:"):
         path = _path_of(text) or Path(text).expanduser()
         if path.is_dir():
-            from servewise.sources.model_folder import read_folder
+            from servewise.sources.model_folder import has_weights, read_folder
 
+            if not has_weights(path) and (path / "config.json").is_file():
+                return _folder_config_model(path, str(path), "folder")
             return ModelInfo.from_checkpoint(read_folder(path))
         if path.suffix == ".json" or path.exists():
             raise UsageError(f"{ref} is not a model folder",
@@ -115,6 +181,9 @@ def _load_model(ref: str, *, revision: str | None, store: Store | None) -> Model
         card = find_card(text)
         if card is not None and revision is None:
             return card_model(card)
+        folder = user_card_folder(text) if revision is None else None
+        if folder is not None:
+            return _folder_config_model(folder, text, "user card")
     repo = text.removeprefix("hub:")
     if _REPO.match(repo) is None:
         raise _unknown(text)

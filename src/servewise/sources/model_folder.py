@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from servewise.errors import SourceError
 from servewise.formats.checkpoint import Checkpoint, collapse
@@ -57,6 +58,19 @@ def _read_small(path: Path) -> bytes:
         raise SourceError(f"cannot read {path}: {exc}", path=str(path)) from None
 
 
+def read_quant_config(folder: Path) -> dict[str, Any] | None:
+    """The folder's ``hf_quant_config.json`` (ModelOpt checkpoints), parsed, or None."""
+    quant_path = folder / "hf_quant_config.json"
+    if not quant_path.is_file():
+        return None
+    return parse_quant_config(_read_small(quant_path), source=str(quant_path))
+
+
+def has_weights(folder: Path) -> bool:
+    """Whether the folder holds weights to read: a shard index or ``*.safetensors``."""
+    return (folder / INDEX_FILE).is_file() or any(folder.glob("*.safetensors"))
+
+
 def read_header(path: Path, *, limit: int = MAX_HEADER_BYTES) -> SafetensorsHeader:
     """One file's header, checked against its size on disk."""
     try:
@@ -87,7 +101,8 @@ def shard_files(folder: Path) -> list[Path]:
     if not paths:
         raise SourceError(
             f"{folder} has no *.safetensors files",
-            hint="servewise reads safetensors checkpoints; convert the model or use a card",
+            hint="servewise reads safetensors headers; a folder with config.json alone is "
+            "planned from the config (`servewise check`/`plan` compute the weights from it)",
             path=str(folder),
         )
     return paths
@@ -98,10 +113,7 @@ def read_folder(folder: Path, *, limit: int = MAX_HEADER_BYTES) -> Checkpoint:
     if not folder.is_dir():
         raise SourceError(f"{folder} is not a folder", path=str(folder))
     config = read_config(folder)
-    quant = None
-    quant_path = folder / "hf_quant_config.json"
-    if quant_path.is_file():
-        quant = parse_quant_config(_read_small(quant_path), source=str(quant_path))
+    quant = read_quant_config(folder)
     rows: list[tuple[str, str, tuple[int, ...], int]] = []
     file_bytes = 0
     paths = shard_files(folder)
