@@ -3,8 +3,10 @@ huge event, and an engine that writes a 100 MB line. Each within the issue's lim
 
 from __future__ import annotations
 
+import json
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from servewise.formats.openai_stream import MAX_TOKENS, parse_chunk
 from servewise.formats.sse import SseDecoder
 from servewise.launch.run import EngineRun, LaunchSpec
 from support.hostile import bounded, within_limits
+from support.hostile_server import serve
 
 TESTS = str(Path(__file__).resolve().parents[1])
 
@@ -42,8 +45,6 @@ SEND_ONE = """
 
 def send_one(events: str) -> tuple[dict[str, object], float, float]:
     """One bench request against a server whose answer ``events`` (Python lines) yields."""
-    import json
-
     outcome = bounded(SEND_ONE.format(events=events), env={"PYTHONPATH": TESTS})
     within_limits(outcome)
     return json.loads(outcome.stdout.strip().splitlines()[-1]), outcome.seconds, outcome.rss_mb
@@ -157,3 +158,30 @@ def test_engine_output_reaches_the_terminal_and_log_without_escapes_or_secrets(
     assert "--api-key ***" in text
     assert lines and all("\x1b" not in line and "\x07" not in line for line in lines)
     assert all("hostilesecret" not in line for line in lines)
+
+
+def _short_answer() -> Iterator[bytes]:
+    yield b'data: {"choices":[{"text":"a","finish_reason":null}]}\n\n'
+    yield (b'data: {"choices":[{"text":"b","finish_reason":"length"}],'
+           b'"usage":{"completion_tokens":2,"prompt_tokens":8}}\n\n')
+    yield b"data: [DONE]\n\n"
+
+
+def test_a_finished_run_is_never_lost_to_an_unwritable_output(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # /dev/full passes the check before the run (it exists and is writable) and fails at
+    # the end: with --no-store the run must still be somewhere, and the message must say where.
+    from servewise.cli import run
+
+    with serve(_short_answer) as url:
+        code = run(["bench", url, "--model", "\x1b]0;pwned\x07m", "--isl", "8", "--osl", "2",
+                    "--num-prompts", "2", "--concurrency", "1", "--no-store",
+                    "--output", "/dev/full"])
+    captured = capsys.readouterr()
+    err = captured.err
+    assert code == 1 and "the run is kept" not in err
+    saved = list((tmp_path / "cache" / "runs").glob("bench-*.json"))
+    assert len(saved) == 1 and f"saved to {saved[0]}" in err
+    assert json.loads(saved[0].read_text())["results"][0]["completed"] == 2
+    assert "\x1b" not in err + captured.out and "\x07" not in err + captured.out
+    assert "m at http" in captured.out  # the model id is shown, without its escapes

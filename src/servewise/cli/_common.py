@@ -14,6 +14,7 @@ outside a command (an error of the root's own options, a command without ``--jso
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -117,24 +118,37 @@ class _Redacting:
         return getattr(self._stream, name)
 
 
+@functools.cache
+def _console_class() -> type[Console]:
+    """A rich console whose text from outside (table cells, titles: every ``str`` it
+    renders) loses escape sequences and control characters before rich styles it, so a
+    model id or a file name cannot retitle the window or clear the screen."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from servewise.formats.redact import terminal_safe
+
+    class SafeConsole(Console):
+        def render_str(self, text: str, **options: Any) -> Text:
+            return super().render_str(terminal_safe(text), **options)
+
+    return SafeConsole
+
+
 def out() -> Console:
     """The console for data (stdout); wide when not a terminal, so tables do not wrap.
-    Secrets in what it prints are masked."""
+    Secrets in what it prints are masked, escape sequences in its text removed."""
     # rich is imported when something is rendered: ``--json`` output never needs it.
-    from rich.console import Console
-
-    return Console(file=cast(TextIO, _Redacting(sys.stdout)), soft_wrap=False,
-                   width=None if sys.stdout.isatty() else 200)
+    return _console_class()(file=cast(TextIO, _Redacting(sys.stdout)), soft_wrap=False,
+                            width=None if sys.stdout.isatty() else 200)
 
 
 def err() -> Console:
     """The console for progress, warnings and errors (stderr); secrets are masked."""
-    from rich.console import Console
-
     # Not a terminal: no wrapping, so paths and commands stay whole for copy and paste.
     tty = sys.stderr.isatty()
-    return Console(file=cast(TextIO, _Redacting(sys.stderr)), stderr=True, soft_wrap=not tty,
-                   width=None if tty else 100_000)
+    return _console_class()(file=cast(TextIO, _Redacting(sys.stderr)), stderr=True,
+                            soft_wrap=not tty, width=None if tty else 100_000)
 
 
 def emit_json(data: Any) -> None:
