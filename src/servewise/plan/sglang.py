@@ -311,6 +311,10 @@ def sglang_startup(model: ModelInfo, device: GpuSpec, settings: Settings,
         "lowest_mem_fraction_static_for_one_request": window.lowest_for_one_request,
         "dp_attention": layout.dp_attention,
         "layout": layout.label(),
+        # SGLang starts with a pool shorter than one request and raises nothing: the error
+        # is then servewise's words, not the engine's (a caller must not quote it as such)
+        "engine_starts": tokens > 0,
+        "error_from_engine": tokens <= 0,
     }
     if tokens > 0:
         breakdown["largest_max_model_len"] = tokens
