@@ -216,3 +216,12 @@ def test_bench_runs_round_trip(tmp_path: Path) -> None:
         with pytest.raises(StoreError):  # the same run id twice; nothing half-written
             store.put_bench_run("bench-1", document, rows)
         assert len(store.bench_requests("bench-1")) == 3
+
+
+def test_scan_keys_and_data_keep_no_url_credentials(tmp_path: Path) -> None:
+    key = "https://alice:pw-secret@index.example/vllm-1.0.whl#sha"
+    with Store(tmp_path / "s.db") as store:
+        store.put_scan(key, 1, {"metadata": {"url": key}})
+        assert store.get_scans([key], 1) == {
+            key: {"metadata": {"url": "https://alice:***@index.example/vllm-1.0.whl#sha"}}}
+    assert b"pw-secret" not in (tmp_path / "s.db").read_bytes()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from servewise.errors import StoreError
-from servewise.formats.redact import redact_data, redact_text
+from servewise.formats.redact import redact_data, redact_text, redact_url
 
 #: Schema steps, applied in order; ``PRAGMA user_version`` records how many ran.
 _MIGRATIONS: tuple[str, ...] = (
@@ -151,16 +151,18 @@ class Store:
     def get_scans(self, keys: list[str], scanner: int) -> dict[str, dict[str, Any]]:
         """Cached scan results for ``keys`` written by scanner version ``scanner``."""
         found: dict[str, dict[str, Any]] = {}
+        stored = {redact_url(key): key for key in keys}  # keys are kept without credentials
+        names = list(stored)
         try:
-            for start in range(0, len(keys), 500):
-                batch = keys[start : start + 500]
+            for start in range(0, len(names), 500):
+                batch = names[start : start + 500]
                 marks = ",".join("?" * len(batch))
                 rows = self._db.execute(
                     f"SELECT key, data FROM scan_cache WHERE scanner = ? AND key IN ({marks})",
                     [scanner, *batch],
                 )
                 for key, data in rows:
-                    found[key] = json.loads(data)
+                    found[stored[key]] = json.loads(data)
         except (sqlite3.Error, json.JSONDecodeError) as error:
             raise StoreError(
                 f"cannot read the store at {self.path}: {error}",
@@ -174,7 +176,8 @@ class Store:
         self._write(
             "INSERT OR REPLACE INTO scan_cache (key, scanner, data, created_at) "
             "VALUES (?, ?, ?, ?)",
-            (key, scanner, json.dumps(data, separators=(",", ":")), time.time()),
+            (redact_url(key), scanner, redact_url(json.dumps(data, separators=(",", ":"))),
+             time.time()),
         )
 
     def _write(self, sql: str, params: tuple[Any, ...]) -> None:
@@ -209,7 +212,8 @@ class Store:
         self._write(
             "INSERT OR REPLACE INTO hub_metadata (repo, revision, sha, reader, data, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (repo, revision, sha, reader, json.dumps(data, separators=(",", ":")), time.time()),
+            (repo, revision, sha, reader, redact_url(json.dumps(data, separators=(",", ":"))),
+             time.time()),
         )
 
     def put_bench_run(self, run_id: str, document: dict[str, Any],
