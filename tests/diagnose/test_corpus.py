@@ -18,7 +18,9 @@ from support.diagnose_corpus import SEED, Excerpt, load_corpus, load_second_labe
 
 CORPUS = load_corpus()
 # (category right, library right, answered) reached, per part, out of its size.
-FLOORS = {"write": (461, 441, 496), "measure": (193, 178, 298)}
+# write: 461 -> 460 when KRN009 stopped naming an unspecified launch failure (cuda-719) an illegal
+# memory access (llama.cpp-8117 is labelled one; two others are not).
+FLOORS = {"write": (460, 441, 496), "measure": (198, 183, 298)}
 SIZES = {"write": 496, "measure": 298}
 
 
@@ -98,7 +100,8 @@ def test_the_second_labelling_covers_the_measure_part_with_known_labels() -> Non
     assert all(label.library.strip() for label in second.values())
 
 
-FRESH_FLOORS = {13: (19, 24, 18, 24), 14: (16, 16, 12, 19), 15: (9, 6, 7, 10)}
+FRESH_FLOORS = {13: (19, 24, 18, 24), 14: (16, 16, 12, 19), 15: (9, 6, 7, 10),
+                16: (18, 17, 13, 18)}
 """Fresh rounds (gathered after the rules were frozen, issue 31): category right, library right,
 right when a category was named, root line cited; each reached after the round was measured
 and may not drop."""
@@ -125,6 +128,14 @@ def test_a_fresh_round_stays_at_or_above_what_was_reached(fresh: int) -> None:
     reached = (category, library, precise, cited)
     assert all(a >= b for a, b in zip(reached, FRESH_FLOORS[fresh], strict=True)), (
         fresh, reached, FRESH_FLOORS[fresh])
+
+
+def test_every_labelled_root_line_is_a_line_of_its_excerpt() -> None:
+    """A root line outside the excerpt is a labelling slip (round 16 had one): it could never
+    be cited."""
+    outside = [(e.id, line) for e in CORPUS for line in e.root_lines
+               if not 1 <= line <= len(e.text.splitlines())]
+    assert outside == []
 
 
 def test_every_excerpt_is_located() -> None:

@@ -24,6 +24,8 @@ _TOKEN = re.compile(r"[^\s'\"()\[\]<>,;`]+")
 _SUFFIX = re.compile(r"\.(?:py|pyx|hpp|hh|h|cuh|cu|cpp|cc|c|so(?:\.[\d.]{1,16})?)(?::\d{1,7})*:?$")
 _SOURCE_NAME = re.compile(r"[\w.+-]{1,256}")
 _MAX_TOKEN = 512
+_NAME_ERRORS = ("NameError", "UnboundLocalError")
+"""Exceptions whose message names a variable of the raising code, not a library."""
 
 
 def paths_in(text: str) -> list[str]:
@@ -85,13 +87,18 @@ def _culprit(entry: Attribution, api: str | None, evidence: str,
 
 
 def attribute(event: Event, tables: DiagnoseTables) -> Culprit | None:
-    """The library and layer an event points at, or None when nothing names one."""
+    """The library and layer an event points at, or None when nothing names one.
+
+    A ``NameError``'s message names an identifier of the code that raised it (``name
+    'deep_gemm' is not defined`` is a bug of the caller, not DeepGEMM's), so its format says
+    nothing: its frames do."""
     text = event.text
     for path in paths_in(text):
         found = attribute_path(path, tables)
         if found is not None:
             return _culprit(found[0], found[1], path)
-    for entry in tables.attributions:
+    names_identifier = (event.exception or "").rsplit(".", 1)[-1] in _NAME_ERRORS
+    for entry in tables.attributions if not names_identifier else ():
         if not entry.generic and any(pattern.search(text) for pattern in entry.messages):
             return _culprit(entry, None, text.splitlines()[0] if text else "")
     if event.source == "tensorrt_llm":

@@ -33,18 +33,22 @@ one look, not one per character."""
 _ERROR_START = re.compile(
     r"(?:terminate called after throwing|Segmentation fault|Aborted|Fatal Python error|"
     r"\*\*\* .*(?:signal|SIG\w+)|.*\bAssertion [`'\"].*[`'\"] failed|(?:CUDA|HIP) error: |"
-    r"\S+:\d+: GGML_ASSERT\(.*\) failed|\S+/fattn[\w-]*\.cuh?:\d+: fatal error$)")
+    r"\S+:\d+: GGML_ASSERT\(.*\) failed|\S+/fattn[\w-]*\.cuh?:\d+: fatal error$|"
+    r"(?:\w+: )?couldn't bind (?:to server socket|HTTP server socket))")
 """Errors by their start; a bare ``CUDA error: …`` too (a C++ check's). ggml's bare ``fatal
 error`` names what failed in its flash-attention code (no kernel for the case), where nothing
-is printed before it (elsewhere, as after ``CUDA error``, the lines above say what)."""
+is printed before it (elsewhere, as after ``CUDA error``, the lines above say what). A llama.cpp
+(or llamafile) server that cannot bind its socket says so without a level, then exits."""
 _FATAL = re.compile(r"\b(?:fatal|FATAL) ?(?:error)?:")
+_TERMINATE = "terminate called after throwing an instance of"
 
 
 def _error_text(text: str) -> bool:
     """Whether a message without a level or exception reads as an error: it starts as one
     (``terminate called…``, a failed assertion) or says ``fatal error:`` (looked for only where
-    the word is, not at every character)."""
-    return _ERROR_START.match(text) is not None or (
+    the word is, not at every character). A C++ abort's ``terminate called after throwing``
+    counts anywhere in it: a paste whose lines were joined (a wrap undone) puts it mid-line."""
+    return _ERROR_START.match(text) is not None or _TERMINATE in text or (
         ("fatal" in text or "FATAL" in text) and _FATAL.search(text) is not None)
 _BENIGN_EXCEPTIONS = re.compile(
     r"(?:^|\.)(?:KeyboardInterrupt|CancelledError|SystemExit|GeneratorExit|StopIteration|"

@@ -341,6 +341,10 @@ class Builder:
         signal = explaining_signal(self.rules, match.event.text[:_SIGNAL_TEXT])
         why = ["no rule or knowledge table names this error's cause: it is located, not "
                "classified"]
+        if signal is not None and library is None and signal.culprit:
+            library = values["library"] = signal.library
+            why.append(f"its library ({library}) is the one the {signal.table} knowledge "
+                       f"table's entry ({signal.id}) points at")
         if signal is not None:
             values["signal"] = signal.title
             values["signal_meaning"] = signal.meaning
@@ -360,9 +364,11 @@ class Builder:
             f"from {library}" if library else "",
             f"during {values['phase']}" if values.get("phase") else "") if part)
         summary = f"Unclassified: {what} at line {line}" + (f" ({where})" if where else "")
+        layer = culprit.layer if culprit else (
+            signal.layer if signal is not None and signal.culprit and library else "unknown")
         return Finding(
             category="unclassified", kind="fallback", library=library,
-            layer=culprit.layer if culprit else "unknown", rule=rule.id, rule_name=rule.name,
+            layer=layer, rule=rule.id, rule_name=rule.name,
             summary=summary, explanation=rule.explanation, evidence=tuple(evidence),
             extracted=_extracted(values, engine), fix=fix,
             related=self._related(rule, values), confidence=round(score, 2), why=tuple(why),

@@ -61,10 +61,10 @@ __all__ = ["ALWAYS_FIELDS", "SIGNALS_FOLDER", "SIGNAL_PRECEDENCE", "Signal", "Si
 SIGNALS_FOLDER = "diagnose_signals"
 SIGNAL_PRECEDENCE = -10
 """Below every shipped rule's: a rule written for the message wins over a table's entry."""
-_FILE_FIELDS = {"title", "source", "library", "layer", "forms", "signal"}
+_FILE_FIELDS = {"title", "source", "library", "layer", "forms", "culprit", "signal"}
 _FIELDS = {"id", "code", "names", "messages", "patterns", "keywords", "category", "library",
            "layer", "phases", "exclude", "evidence_any", "meaning", "fix", "collect", "risk",
-           "source", "weak"}
+           "source", "weak", "culprit"}
 _ID = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 ALWAYS_FIELDS = {"engine", "library", "category", "layer", "gpu", "model", "phase"}
 """Fields a step may use that every finding has (or shows as a placeholder)."""
@@ -103,6 +103,10 @@ class Signal:
     """Its text is common enough that alone it is weak evidence (``Permission denied``):
     the answer it gives says so, and a specific rule or stronger signal wins."""
     file: str
+    culprit: bool = False
+    """Its library is the culprit of an error it explains when the log names none (an errno
+    is the host's; a cuBLAS status PyTorch's), not only the layer that reported it (a CUDA
+    code is the driver's message about someone else's kernel)."""
 
     @property
     def title(self) -> str:
@@ -216,6 +220,7 @@ def _signal(entry: RawEntry, table: str, defaults: dict[str, object], forms: tup
         meaning=reader.string("meaning"), fix=fix, collect=reader.string("collect"),
         risk=reader.optional_string("risk"), sources=sources,
         weak=reader.boolean("weak", False), file=entry.file,
+        culprit=reader.boolean("culprit", bool(defaults.get("culprit", False))),
     )
 
 
