@@ -101,9 +101,10 @@ def diagnose_log(
     if as_json:
         emit_json(diagnosis.to_dict())
     elif output == "markdown":
+        from servewise.formats.redact import redact_text
         from servewise.render.diagnose import diagnosis_markdown
 
-        sys.stdout.write(diagnosis_markdown(diagnosis, source))
+        sys.stdout.write(redact_text(diagnosis_markdown(diagnosis, source)))
     else:
         from servewise.render.diagnose import diagnosis_view
 
