@@ -80,3 +80,13 @@ def test_markdown_code_spans_are_never_nested(capsys: pytest.CaptureFixture[str]
 ])
 def test_code_span(text: str, span: str) -> None:
     assert code_span(text) == span
+
+
+def test_a_verdict_of_servewise_s_own_is_not_quoted_as_the_engine_s(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # SGLang starts with a pool shorter than one request and raises nothing
+    code = run(["check", "--json", "llama-3.1-70b", "--gpu", "a100:2", "--engine", "sglang"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    problem = report["problems"][0]
+    assert problem["quote"] is None and "will not start" in problem["message"]

@@ -109,6 +109,10 @@ def memory_failure(gpu: GpuSpec, engine: str, startup: Startup, fix: str) -> Fin
         return Finding("memory", "error", f"will not start: the weights take "
                        f"{startup.weights_bytes_per_gpu / GIB:.1f} GiB per GPU, more than the "
                        f"{gpu.memory_bytes / GIB:.2f} GiB of one {gpu.name}", fix=fix)
+    if startup.breakdown.get("error_from_engine") is False:
+        # servewise's own verdict (SGLang starts with a pool shorter than one request and
+        # raises nothing): said as ours, never quoted as the engine's
+        return Finding("memory", "error", f"will not start: {error}", fix=fix)
     if startup.kv_cache_tokens < startup.max_model_len:
         message = (f"will not start: one request of {startup.max_model_len:,} tokens does not "
                    f"fit the KV cache left beside the weights ({startup.kv_cache_tokens:,} "
