@@ -130,3 +130,14 @@ def test_docker_without_an_image_uses_the_official_one_and_says_so(
                      "8k", "--format", "docker", "--engine-version", "0.11.0")
     assert "vllm/vllm-openai:v0.11.0" in report["command"]["argv"]
     assert any("official image" in f["message"] for f in report["findings"])
+
+
+def test_the_cli_takes_the_model_cache(capsys: pytest.CaptureFixture[str]) -> None:
+    from servewise.cli import run
+
+    code = run(["check", "llama-3.1-8b-instruct", "--gpu", "h100:1", "--format", "k8s",
+                "--model-cache", "hostpath:/data/hf"])
+    out = capsys.readouterr().out
+    assert code == 0 and "path: /data/hf" in out and "PersistentVolumeClaim" not in out
+    assert run(["check", "llama-3.1-8b-instruct", "--gpu", "h100:1", "--format", "k8s",
+                "--model-cache", "bogus"]) == 2

@@ -592,7 +592,7 @@ def _render(request: CheckRequest, model: ModelInfo, state: _State,
             rendered, model_cache=request.model_cache, name=launch.name, port=port,
             engine=state.engine, checkpoint_bytes=model.file_bytes or model.tensor_bytes,
             gpu_weight_bytes=per_gpu, nodes=request.nodes)
-        state.findings.append(Finding("settings", "note", note, fix="another claim or a "
-                                      "hostPath: edit the hf-cache volume (docs/check.md)"))
+        state.findings.append(Finding("settings", "note", note, fix="--model-cache pvc:CLAIM "
+                                      "or --model-cache hostpath:/PATH keeps it elsewhere"))
     return rendered.to_dict()
 

@@ -56,6 +56,10 @@ def check(
     image: Annotated[str | None, typer.Option(
         "--image", help="The image for --format docker or k8s (default: --build when it is "
         "an image, else the recipe's).", show_default=False)] = None,
+    model_cache: Annotated[str | None, typer.Option(
+        "--model-cache", metavar="pvc|pvc:CLAIM|hostpath:/PATH", show_default=False,
+        help="--format k8s: where pods keep the Hugging Face cache: a claim sized for the "
+        "checkpoint (pvc, the default), an existing claim, or a folder on each node.")] = None,
     gpu_memory: GpuMemoryOption = None,
     compute_capability: ComputeCapabilityOption = None,
     platform: PlatformOption = None,
@@ -84,7 +88,7 @@ def check(
     request = CheckRequest(
         model=model, gpu=spec, engine=engine, engine_version=engine_version, build=build,
         max_model_len=max_model_len, strategy=strategy, nodes=nodes,
-        flags=tuple(ctx.args), port=port, image=image,
+        flags=tuple(ctx.args), port=port, image=image, model_cache=model_cache,
         command_format=None if output_format == "markdown" else output_format)
     with stored(no_cache) as store:
         report = run_check(request, store=store,
