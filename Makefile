@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 ENGINE_VENV := .venv-engine
 
-.PHONY: demo test venv test-deps engine system-deps lint typecheck fixtures bench bench-images clean
+.PHONY: demo test test-fast venv test-deps engine system-deps lint typecheck fixtures bench bench-images clean
 
 $(BIN)/servewise: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -39,6 +39,12 @@ lint: test-deps
 ## Lint and types first (fast), then everything the tests need, then the whole suite.
 test: lint system-deps engine
 	$(BIN)/pytest
+
+## The inner loop: every test that needs no engine, registry or network and is not slow
+## (tests/slow.txt), in under 2 minutes on 2 cores. Needs `make test-deps` once.
+FAST := not engine and not registry and not online and not slow and not hostile_heavy
+test-fast:
+	$(BIN)/pytest -q -m "$(FAST)"
 
 ## Rebuild the committed CUDA fixtures with nvcc (not needed for tests).
 fixtures:
