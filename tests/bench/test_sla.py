@@ -19,7 +19,7 @@ from servewise.bench.load import LoadLevel
 from servewise.bench.run import BenchConfig, BenchResult
 from servewise.bench.sla import (
     Limit,
-    Probe,
+    LoadProbe,
     SlaOptions,
     SlaStrategy,
     judge,
@@ -68,7 +68,7 @@ def simulate(curve: Callable[[float], float], options: SlaOptions) -> tuple[floa
     while (value := strategy.next_value()) is not None:
         values.append(value)
         ratio = curve(value)
-        strategy.record(Probe(value, ratio <= 1, ratio, None))
+        strategy.record(LoadProbe(value, ratio <= 1, ratio, None))
     best = strategy.best
     return (best.value if best else None), values, strategy.status
 
@@ -119,7 +119,7 @@ def test_search_against_the_known_curve() -> None:
                                  workload=WorkloadSpec(isl=16, osl=4), levels=())
             seen: list[str] = []
 
-            def keep(run: BenchResult, probe: Probe, seen: list[str] = seen) -> None:
+            def keep(run: BenchResult, probe: LoadProbe, seen: list[str] = seen) -> None:
                 seen.append(run.run_id)
 
             result = run_sla_search(config, limits, SlaOptions(), on_run=keep)

@@ -15,9 +15,9 @@ import pytest
 
 from servewise.errors import UsageError
 from servewise.inspect.bisect import (
+    BuildProbe,
     Candidate,
     Predicate,
-    Probe,
     between,
     bisect,
     compare,
@@ -196,7 +196,7 @@ def test_files_sharing_a_library_id_are_compared_file_by_file(tmp_path: Path) ->
             (tmp_path / name / "sgl_kernel" / folder / "x.so").write_bytes(
                 (CUDA / fixture).read_bytes())
         report = scan_build(str(tmp_path / name), store=None)
-        probes.append(Probe(index, Candidate(name, str(tmp_path / name)), True, "", report))
+        probes.append(BuildProbe(index, Candidate(name, str(tmp_path / name)), True, "", report))
     (change,) = compare(*probes)
     assert change.library == "sgl_kernel/sm100/x.so"
     assert change.lost["sass"] == ("sm_120a",) and change.gained["sass"] == ("sm_100a",)

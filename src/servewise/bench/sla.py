@@ -37,7 +37,7 @@ from servewise.bench.run import BenchConfig, BenchResult, run_bench
 from servewise.errors import ServewiseError, UsageError
 
 __all__ = [
-    "Limit", "Probe", "SlaOptions", "SlaResult", "SlaStrategy", "judge", "parse_sla",
+    "Limit", "LoadProbe", "SlaOptions", "SlaResult", "SlaStrategy", "judge", "parse_sla",
     "run_sla_search",
 ]
 
@@ -158,7 +158,7 @@ class SlaOptions:
 
 
 @dataclass(frozen=True)
-class Probe:
+class LoadProbe:
     """One benchmark run of the search."""
 
     value: float
@@ -188,24 +188,24 @@ class SlaStrategy:
 
     def __init__(self, options: SlaOptions) -> None:
         self.options = options
-        self.probes: list[Probe] = []
+        self.probes: list[LoadProbe] = []
         self._moves: list[str] = []
         self.status = "running"
 
     @property
-    def best(self) -> Probe | None:
+    def best(self) -> LoadProbe | None:
         """The passing run of the largest load."""
         passing = [p for p in self.probes if p.meets]
         return max(passing, key=lambda p: p.value) if passing else None
 
     @property
-    def failing(self) -> Probe | None:
+    def failing(self) -> LoadProbe | None:
         """The failing run of the smallest load above the best."""
         best = self.best
         above = [p for p in self.probes if not p.meets and (best is None or p.value > best.value)]
         return min(above, key=lambda p: p.value) if above else None
 
-    def record(self, probe: Probe) -> None:
+    def record(self, probe: LoadProbe) -> None:
         """Take a finished run into account."""
         if self.probes:
             self._moves.append("low" if probe.meets else "high")
@@ -256,7 +256,7 @@ class SlaStrategy:
         self.status = "done"
         return None
 
-    def _extrapolate(self, best: Probe) -> float:
+    def _extrapolate(self, best: LoadProbe) -> float:
         """Past the best passing run, toward where its ratio would reach 1."""
         passing = sorted((p for p in self.probes if p.meets), key=lambda p: p.value)
         value = best.value
@@ -275,7 +275,7 @@ class SlaStrategy:
         target = max(value * growth, value + self.options.resolution(value))
         return min(target, self.options.maximum)
 
-    def _interpolate(self, best: Probe, failing: Probe) -> float:
+    def _interpolate(self, best: LoadProbe, failing: LoadProbe) -> float:
         """Where the line between the bracket's ends crosses 1 (Illinois' regula falsi)."""
         o = self.options
         low, high = best.value, failing.value
@@ -322,14 +322,14 @@ class SlaResult:
     search_id: str
     limits: tuple[Limit, ...]
     options: SlaOptions
-    probes: list[Probe] = field(default_factory=list)
+    probes: list[LoadProbe] = field(default_factory=list)
     runs: list[BenchResult] = field(default_factory=list)
     status: str = "running"
     message: str = ""
     elapsed_s: float = 0.0
 
     @property
-    def best(self) -> Probe | None:
+    def best(self) -> LoadProbe | None:
         """The passing run of the largest load (None: none passed)."""
         passing = [p for p in self.probes if p.meets]
         return max(passing, key=lambda p: p.value) if passing else None
@@ -385,7 +385,7 @@ _MESSAGES = {
 def run_sla_search(config: BenchConfig, limits: Sequence[Limit], options: SlaOptions, *,
                    burstiness: float = 1.0,
                    progress: Callable[[LevelProgress], None] | None = None,
-                   on_run: Callable[[BenchResult, Probe], None] | None = None) -> SlaResult:
+                   on_run: Callable[[BenchResult, LoadProbe], None] | None = None) -> SlaResult:
     """Search (see the module's docstring); ``on_run`` gets each run as it ends (to store it).
 
     A :class:`ServewiseError` on the first run is raised (a bad URL, an unknown model); on a
@@ -418,7 +418,7 @@ def run_sla_search(config: BenchConfig, limits: Sequence[Limit], options: SlaOpt
                     run.document.get("stopped") or "no level finished") + ")"
                 break
             meets, ratio, figures, violations = judge(entries[0], limits)
-            probe = Probe(value, meets, ratio, run.run_id, figures, tuple(violations),
+            probe = LoadProbe(value, meets, ratio, run.run_id, figures, tuple(violations),
                           int(entries[0].get("completed") or 0),
                           int(entries[0].get("failed") or 0))
             strategy.record(probe)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from servewise.bench.load import LevelProgress
     from servewise.bench.run import BenchConfig, BenchResult
-    from servewise.bench.sla import Probe, SlaResult
+    from servewise.bench.sla import LoadProbe, SlaResult
 
 __all__ = ["run_sla", "sla_options"]
 
@@ -67,7 +67,7 @@ def run_sla(config: BenchConfig, text: str, concurrency: str | None, rate: str |
     options = sla_options(concurrency, rate, sla_max, sla_step, sla_runs)
     keep = _keeper() if store else None
 
-    def on_run(run: BenchResult, probe: Probe) -> None:
+    def on_run(run: BenchResult, probe: LoadProbe) -> None:
         if keep is not None:
             keep(run)
         verdict = "meets" if probe.meets else "misses: " + "; ".join(probe.violations)

@@ -23,7 +23,7 @@ from servewise.cli.options import (
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from servewise.inspect.bisect import BisectResult, Probe
+    from servewise.inspect.bisect import BisectResult, BuildProbe
     from servewise.inspect.tags import TagList
 
 MatchOption = Annotated[str | None, typer.Option(
@@ -132,7 +132,7 @@ def _max(n: int) -> int:
     return max_probes(n)
 
 
-def _show_probe(probe: Probe) -> None:
+def _show_probe(probe: BuildProbe) -> None:
 
     verdict = "good" if probe.good else "bad"
     units = probe.report.units
@@ -173,7 +173,7 @@ def _render(result: BisectResult) -> None:
                 f"files read for {result.builds_read}", highlight=False)
 
 
-def _label(probe: Probe) -> str:
+def _label(probe: BuildProbe) -> str:
     from servewise.render.builds import candidate_label
 
     return candidate_label(probe.candidate)

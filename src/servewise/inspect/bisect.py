@@ -130,7 +130,7 @@ class Predicate:
 
 
 @dataclass(frozen=True)
-class Probe:
+class BuildProbe:
     """One build judged."""
 
     index: int
@@ -229,7 +229,7 @@ def _own(library: LibraryReport) -> tuple[str | None, tuple[str, ...]]:
     return bundled, p.git_hashes
 
 
-def compare(before: Probe, after: Probe) -> tuple[BoundaryChange, ...]:
+def compare(before: BuildProbe, after: BuildProbe) -> tuple[BoundaryChange, ...]:
     """Library by library, what changed across the boundary.
 
     Kept: libraries that lost or gained an arch, changed verdict, appeared or went,
@@ -272,10 +272,10 @@ class BisectResult:
 
     series: tuple[Candidate, ...]
     predicate: str
-    probes: tuple[Probe, ...]
-    before: Probe | None
+    probes: tuple[BuildProbe, ...]
+    before: BuildProbe | None
     """The last build with the first build's value."""
-    after: Probe | None
+    after: BuildProbe | None
     """The first build with the other value."""
     changes: tuple[BoundaryChange, ...] = ()
     order: str = "as given"
@@ -308,7 +308,7 @@ class BisectResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        def side(probe: Probe | None) -> dict[str, Any] | None:
+        def side(probe: BuildProbe | None) -> dict[str, Any] | None:
             return probe.to_dict() if probe else None
 
         good = self.before if self.direction == "lost" else self.after
@@ -340,7 +340,7 @@ def max_probes(n: int) -> int:
     return 2 + math.ceil(math.log2(n - 1)) if n > 2 else n
 
 
-ProbeCallback = Callable[[Probe], None]
+BuildProbeCallback = Callable[[BuildProbe], None]
 
 
 def bisect(
@@ -348,7 +348,7 @@ def bisect(
     predicate: Predicate,
     *,
     store: Store | None = None,
-    progress: ProbeCallback | None = None,
+    progress: BuildProbeCallback | None = None,
     workers: int | None = None,
     order: str = "as given",
     options: SourceOptions | None = None,
@@ -365,16 +365,16 @@ def bisect(
             found=[c.label for c in series],
         )
     memory: dict[str, dict[str, Any]] = {}
-    probes: dict[int, Probe] = {}
+    probes: dict[int, BuildProbe] = {}
 
-    def judge(index: int) -> Probe:
+    def judge(index: int) -> BuildProbe:
         if index not in probes:
             candidate = series[index]
             source = candidate.open() if candidate.open is not None else None
             report = scan_build(candidate.ref, store=store, source=source, memory=memory,
                                 workers=workers, options=options)
             good, why, result = predicate.judge(report)
-            probes[index] = Probe(index, candidate, good, why, report, result)
+            probes[index] = BuildProbe(index, candidate, good, why, report, result)
             if progress:
                 progress(probes[index])
         return probes[index]
@@ -406,7 +406,7 @@ def bisect(
                         order, tuple(notes))
 
 
-def _age(probe: Probe) -> tuple[str, Any] | None:
+def _age(probe: BuildProbe) -> tuple[str, Any] | None:
     """What says how old a judged build is: its engine version, else its created date."""
     found = engine_version(probe.report)
     if found is not None and found.engine_version is not None:
@@ -415,7 +415,7 @@ def _age(probe: Probe) -> tuple[str, Any] | None:
     return ("created date", str(created)) if created else None
 
 
-def _newest_first(first: Probe, last: Probe) -> tuple[str, str] | None:
+def _newest_first(first: BuildProbe, last: BuildProbe) -> tuple[str, str] | None:
     """``(what, evidence)`` when the first build is newer than the last, else ``None``."""
     a, b = _age(first), _age(last)
     if a is None or b is None or a[0] != b[0] or not a[1] > b[1]:
@@ -446,5 +446,14 @@ def between(series: list[Candidate], good: str | None, bad: str | None) -> list[
     return series[low : high + 1]
 
 
-__all__ = ["BisectResult", "BoundaryChange", "Candidate", "Predicate", "Probe", "between",
-           "bisect", "compare", "max_probes"]
+__all__ = [
+    "BisectResult",
+    "BoundaryChange",
+    "BuildProbe",
+    "Candidate",
+    "Predicate",
+    "between",
+    "bisect",
+    "compare",
+    "max_probes",
+]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from servewise.errors import FormatError
 from servewise.formats.distinfo import dist_info_file, parse_metadata, parse_record
-from servewise.inspect.report import LibraryScan, Provenance
+from servewise.inspect.report import LibraryProvenance, LibraryScan
 from servewise.knowledge.libraries import LibraryFacts, LibraryTable, load_library_table
 from servewise.sources import BuildSource, Member
 
@@ -121,7 +121,7 @@ def provenance_for(
     notes: list[str],
     table: LibraryTable | None = None,
     dists: list[InstalledDistribution] | None = None,
-) -> dict[str, Provenance]:
+) -> dict[str, LibraryProvenance]:
     """Provenance for each library path of the build (the keys of ``scans``).
 
     ``dists`` are the build's distributions (read from ``members`` when not
@@ -132,7 +132,7 @@ def provenance_for(
         dists = distributions(source, members, notes)
     by_path = {m.path: m for m in members}
     versions: dict[str, tuple[str | None, tuple[str, ...]]] = {}
-    result: dict[str, Provenance] = {}
+    result: dict[str, LibraryProvenance] = {}
     for path, scan in scans.items():
         package = version = None
         for dist in dists:
@@ -145,7 +145,7 @@ def provenance_for(
         if folder not in versions:  # libraries sharing a folder share its version files
             versions[folder] = _bundled_version(source, by_path, folder)
         bundled, commits = versions[folder]
-        result[path] = Provenance(
+        result[path] = LibraryProvenance(
             package=package,
             package_version=version,
             library_id=identity.library.id if identity else None,

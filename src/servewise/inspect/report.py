@@ -100,7 +100,7 @@ class LibraryScan:
 
 
 @dataclass(frozen=True)
-class Provenance:
+class LibraryProvenance:
     """Where a library comes from."""
 
     package: str | None = None
@@ -131,7 +131,7 @@ class LibraryReport:
     """File size in bytes."""
     scan: LibraryScan
     """What its bytes hold."""
-    provenance: Provenance
+    provenance: LibraryProvenance
     """Which package and known library it is."""
     headers: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Shipped ``impls/smNNN_*.cuh`` kernel headers beside it: arch → file names."""

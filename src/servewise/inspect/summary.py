@@ -18,9 +18,9 @@ from typing import Any
 
 from servewise.inspect.report import (
     BuildReport,
+    LibraryProvenance,
     LibraryReport,
     LibraryScan,
-    Provenance,
     UnitCounts,
 )
 from servewise.knowledge._load import fingerprint
@@ -83,12 +83,12 @@ def from_record(record: dict[str, Any], *, ref: str, source_kind: str,
     )
 
 
-def _provenance(data: dict[str, Any]) -> Provenance:
+def _provenance(data: dict[str, Any]) -> LibraryProvenance:
     def text(key: str) -> str | None:
         value = data.get(key)
         return None if value is None else str(value)
 
-    return Provenance(
+    return LibraryProvenance(
         package=text("package"), package_version=text("package_version"),
         library_id=text("library_id"), library_name=text("library_name"),
         bundled_version=text("bundled_version"),
