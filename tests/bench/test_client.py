@@ -10,11 +10,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from servewise.bench.accounting import CountSource, account
 from servewise.bench.client import ClientOptions, Outgoing, StreamClient
 from servewise.bench.load import LoadLevel
 from servewise.bench.records import RequestRecord
 from servewise.bench.run import BenchConfig, run_bench
+from servewise.bench.token_counts import CountSource, account
 from servewise.bench.workload import WorkloadSpec
 from servewise.errors import SourceError
 

@@ -16,9 +16,9 @@ from time import perf_counter
 from typing import Literal
 from urllib.parse import urlsplit
 
-from servewise.bench.accounting import account
 from servewise.bench.http import ArrivalStamps, HttpFailure, HttpPool
 from servewise.bench.records import RequestError, RequestRecord
+from servewise.bench.token_counts import account
 from servewise.errors import FormatError
 from servewise.formats.http1 import ResponseHead
 from servewise.formats.openai_stream import DONE, parse_chunk

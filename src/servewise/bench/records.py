@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from servewise.bench.accounting import CountSource, UsageMode
+from servewise.bench.token_counts import CountSource, UsageMode
 
 ErrorKind = Literal[
     "connect",          # the connection could not be made (refused, unreachable, DNS)
@@ -86,7 +86,7 @@ class RequestRecord:
     usage_mode: UsageMode = "none"
     """How the server sent usage in this answer: in every text chunk, at the end, or never."""
     token_sources: dict[str, int] | None = None
-    """Output tokens attributed per source (see :mod:`servewise.bench.accounting`)."""
+    """Output tokens attributed per source (see :mod:`servewise.bench.token_counts`)."""
     first_read_events: int = 1
     """Token-bearing events in the read that brought the first one. Above 1, the first token
     sat in the socket until the next arrived (the client read it late, or the kernel merged

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from servewise import __version__
-from servewise.bench.accounting import reconcile
 from servewise.bench.client import ClientOptions, Outgoing
 from servewise.bench.http import CollectSink, HttpFailure, HttpPool
 from servewise.bench.load import LevelProgress, LevelRunner, LoadLevel, arrival_offsets
 from servewise.bench.metrics import FORMULAS, summarize
 from servewise.bench.records import RequestRecord
 from servewise.bench.server_metrics import Snapshot, beside_client, difference, snapshot
+from servewise.bench.token_counts import reconcile
 from servewise.bench.tokenizer import LocalTokenizer, PromptTokenizer, ServerTokenizer
 from servewise.bench.workload import (
     BUILD_CONCURRENCY,

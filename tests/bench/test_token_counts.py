@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from servewise.bench.accounting import account, apportion, reconcile, usage_mode
+from servewise.bench.token_counts import account, apportion, reconcile, usage_mode
 
 TIMES = [1.0, 2.0, 3.0, 4.0]
 
