@@ -35,6 +35,7 @@ from servewise.formats.safetensors import (
     parse_index,
 )
 from servewise.sources.deadline import Deadline, current_deadline, host_of
+from servewise.sources.model_folder import BUNDLED_CARD as BUNDLED_CARD  # hints name it
 from servewise.sources.model_folder import MAX_CONFIG_BYTES
 
 if TYPE_CHECKING:
@@ -47,10 +48,6 @@ WORKERS = 8
 #: Bumped when what is stored changes shape.
 READER_VERSION = 1
 SINGLE_FILE = "model.safetensors"
-
-
-BUNDLED_CARD = "a bundled card"
-"""How hints name the cards; the planner, which knows them, appends their ids."""
 
 
 class HubReader:

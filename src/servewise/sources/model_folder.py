@@ -30,6 +30,9 @@ from servewise.sources.bounded import open_regular, read_regular
 #: quantization block makes it 58 kB).
 MAX_CONFIG_BYTES = 16 * 2**20
 
+BUNDLED_CARD = "a bundled card"
+"""How hints name the cards; the planner, which knows them, appends their ids."""
+
 
 def read_config(folder: Path) -> HfConfig:
     """The folder's ``config.json``, parsed."""
@@ -37,8 +40,6 @@ def read_config(folder: Path) -> HfConfig:
     try:
         data = read_regular(path, limit=MAX_CONFIG_BYTES, what="config.json")
     except FileNotFoundError:
-        from servewise.sources.hub import BUNDLED_CARD
-
         raise SourceError(
             f"{folder} has no config.json",
             hint="point at a Hugging Face model folder (config.json and *.safetensors), a "
