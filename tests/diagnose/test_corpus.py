@@ -20,7 +20,7 @@ CORPUS = load_corpus()
 # (category right, library right, answered) reached, per part, out of its size.
 # write: 461 -> 460 when KRN009 stopped naming an unspecified launch failure (cuda-719) an illegal
 # memory access (llama.cpp-8117 is labelled one; two others are not).
-FLOORS = {"write": (460, 441, 496), "measure": (198, 183, 298)}
+FLOORS = {"write": (460, 441, 496), "measure": (200, 185, 298)}
 SIZES = {"write": 496, "measure": 298}
 
 
@@ -101,7 +101,7 @@ def test_the_second_labelling_covers_the_measure_part_with_known_labels() -> Non
 
 
 FRESH_FLOORS = {13: (19, 24, 18, 24), 14: (16, 16, 12, 19), 15: (9, 6, 7, 10),
-                16: (18, 17, 13, 18), 17: (11, 12, 6, 14)}
+                16: (18, 17, 13, 18), 17: (14, 13, 9, 14)}
 """Fresh rounds (gathered after the rules were frozen, issue 31): category right, library right,
 right when a category was named, root line cited; each reached after the round was measured
 and may not drop."""

@@ -83,3 +83,24 @@ def test_lmdeploys_engine_loop_failing_is_serving() -> None:
                  "CUDA out of memory. Tried to allocate 488.00 MiB. GPU 0 has a total capacity "
                  "of 79.21 GiB of which 425.56 MiB is free.\n")
     assert root.category == "oom_runtime"
+
+
+def test_a_quantization_method_this_vllm_does_not_know() -> None:
+    root = _root("ValueError: Unknown quantization method: fp8. Must be one of ['awq', 'gptq', "
+                 "'squeezellm'].\n")
+    assert (root.category, root.library) == ("engine_args_invalid", "vllm-version")
+    assert any("fp8" in step and "upgrade" in step for step in root.fix.steps)
+
+
+def test_tensorrt_llm_runtime_without_its_engine_file() -> None:
+    root = _root("[TensorRT-LLM][ERROR] Assertion failed: Error opening engine file: "
+                 "/engines/llama/rank0.engine (/src/cpp/tensorrt_llm/runtime/utils/"
+                 "sessionUtils.cpp:42)\n")
+    assert (root.category, root.library) == ("model_not_found", "tensorrt_llm")
+    assert any("/engines/llama/rank0.engine" in step for step in root.fix.steps)
+
+
+def test_a_tokenizer_json_newer_than_tokenizers() -> None:
+    root = _root("Exception: data did not match any variant of untagged enum ModelWrapper "
+                 "at line 757443 column 3\n")
+    assert (root.category, root.library) == ("tokenizer_load_error", "tokenizers")
