@@ -1,10 +1,13 @@
 """The ``servewise`` command: parse arguments, call one library function, render.
 
 Each command lives in its own module of this package and registers itself on the
-shared Typer app of :mod:`servewise.cli._common`; importing them here is what puts
-them on the command line. stdout carries data (``--json`` prints JSON there);
-stderr carries progress, warnings and errors. Exit codes: 0 fine, 1 the check
-failed, 2 bad usage or unreadable input, 130 interrupted.
+shared Typer app of :mod:`servewise.cli._common`; importing a module is what puts its
+commands on the command line. :func:`run` imports only the module of the command asked
+for (:data:`COMMAND_MODULES`), so a command does not pay for building the other
+twenty-odd; ``--help``, an unknown command and :data:`app` (for tests) load them all.
+stdout carries data (``--json`` prints JSON there); stderr carries progress, warnings and
+errors. Exit codes: 0 fine, 1 the check failed, 2 bad usage or unreadable input, 130
+interrupted.
 
 :func:`main` is the one boundary where exceptions become messages and exit codes: a
 :class:`~servewise.errors.ServewiseError` is rendered with its hint (as JSON with
@@ -26,31 +29,63 @@ try:  # typer 0.2x carries its own copy of click
 except ImportError:  # pragma: no cover - typer with click as a dependency
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
-from servewise.cli import bench, build, check, diagnose, images
-from servewise.cli import diff as diff_command
-from servewise.cli import evidence as evidence_commands
-from servewise.cli import launch as launch_commands
-from servewise.cli import plan as plan_commands
-from servewise.cli import recipe as recipe_commands
-from servewise.cli import sweep as sweep_command
-from servewise.cli import version as version_command
-from servewise.cli._common import app, render_error
+import importlib
+from typing import Any
+
+from servewise.cli import _common
+from servewise.cli._common import render_error
 from servewise.errors import ServewiseError, UsageError
 
-__all__ = [
-    "app", "bench", "build", "check", "diagnose", "diff_command", "evidence_commands", "images",
-    "launch_commands",
-    "main", "plan_commands", "recipe_commands", "run", "sweep_command", "version_command",
-]
+__all__ = ["COMMAND_MODULES", "app", "load_commands", "main", "run"]
 
 INTERRUPTED = 130
+
+MODULES = ("bench", "build", "check", "diagnose", "images", "diff", "evidence", "launch",
+           "plan", "recipe", "sweep", "version")
+"""Every command module, in the order ``--help`` lists their commands."""
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "bench": ("bench",), "runs": ("bench",),
+    "inspect": ("build",), "gate": ("build",), "gpus": ("build",),
+    "check": ("check",), "tags": ("images",), "bisect": ("images",), "diff": ("diff",),
+    "plan": ("evidence",), "model": ("evidence",), "report": ("evidence",),
+    "launch": ("launch",), "stop": ("launch",), "search": ("launch",),
+    "sweep": ("sweep",), "version": ("version",), "diagnose": ("diagnose",),
+    "recipe": ("recipe",),
+}
+"""The modules that define each command (``plan`` gets ``plan accuracy`` from evidence)."""
+
+
+def load_commands(name: str | None = None) -> typer.Typer:
+    """The app with the modules of command ``name`` loaded (every command's for None or a
+    name no module defines)."""
+    for module in COMMAND_MODULES.get(name or "", MODULES):
+        importlib.import_module(f"servewise.cli.{module}")
+    return _common.app
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: the app with every command on it (what tests and ``--help`` see)."""
+    if name == "app":
+        return load_commands()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _command_name(args: Sequence[str]) -> str | None:
+    """The command asked for: the first word that is not an option, before ``--``."""
+    for word in args:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
 
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``) and return its exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in args
+    as_json = "--json" in (args[:args.index("--")] if "--" in args else args)
     try:
+        app = load_commands(_command_name(args))
         result = app(args=args, prog_name="servewise", standalone_mode=False)
     except ServewiseError as error:
         return render_error(error, as_json)
