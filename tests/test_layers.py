@@ -15,16 +15,17 @@ import pytest
 from support.paths import ROOT
 
 PACKAGE = ROOT / "src" / "servewise"
-BASE = {"errors", "archs", "versions"}
+BASE = {"errors", "archs", "versions", "folders"}
 LOW = {"formats", "sources", "store", "knowledge", *BASE}
 OPERATIONS = {"inspect", "plan", "diagnose", "bench", "recipes", "launch", "check"}
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
+    "folders": set(),
     "archs": {"errors"},
     "formats": {"errors", "archs", "formats"},
-    "store": {"errors", "store"},
-    "sources": {"errors", "archs", "formats", "sources", "store"},
-    "knowledge": {"errors", "archs", "formats", "knowledge", "versions"},
+    "store": {"errors", "store", "formats", "folders"},
+    "sources": {"errors", "archs", "formats", "sources", "store", "folders"},
+    "knowledge": {"errors", "archs", "formats", "knowledge", "versions", "folders"},
     "versions": {"errors", "versions"},
     **{op: LOW | {op} for op in OPERATIONS},
 }

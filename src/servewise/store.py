@@ -9,7 +9,6 @@ repository and revision; later capabilities add their tables through :data:`_MIG
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from servewise.errors import StoreError
+from servewise.folders import cache_folder
 from servewise.formats.redact import redact_data, redact_text, redact_url
 
 #: Schema steps, applied in order; ``PRAGMA user_version`` records how many ran.
@@ -95,11 +95,7 @@ def _redacted_json(document: Any) -> str:
 
 def default_path() -> Path:
     """Where the store lives unless told otherwise."""
-    explicit = os.environ.get("SERVEWISE_CACHE_DIR")
-    if explicit:
-        return Path(explicit) / "servewise.db"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "servewise" / "servewise.db"
+    return cache_folder() / "servewise.db"
 
 
 class Store:

@@ -18,6 +18,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import pickle
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from servewise.errors import ServewiseError, SourceError
+from servewise.folders import cache_folder
 from servewise.versions import EngineVersion
 
 ENV_VAR = "SERVEWISE_DATA_DIR"
@@ -147,12 +149,31 @@ def _entries(document: Mapping[str, Any], table: str, file: str, user: bool) -> 
     return [RawEntry(item, file, index, user) for index, item in enumerate(items)]
 
 
+def _parsed(text: str, file: str) -> dict[str, Any]:
+    """``parse_toml`` of a shipped file, kept in the cache folder by the text's digest:
+    TOML is parsed in Python, and the tables are read by every command."""
+    digest = hashlib.sha256(text.encode()).hexdigest()[:24]
+    cached = cache_folder() / "knowledge" / f"{Path(file).stem}-{digest}.pickle"
+    with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, ValueError,
+                             TypeError, AttributeError):
+        document = pickle.loads(cached.read_bytes())
+        if isinstance(document, dict):
+            return document
+    document = parse_toml(text, file)
+    with contextlib.suppress(OSError):
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_bytes(pickle.dumps(document, protocol=pickle.HIGHEST_PROTOCOL))
+        partial.replace(cached)
+    return document
+
+
 @functools.cache
 def shipped_entries(filename: str, table: str) -> tuple[RawEntry, ...]:
     """The entries of a shipped data file (read once per process)."""
     resource = resources.files(SHIPPED_PACKAGE).joinpath("data", filename)
     file = f"servewise/knowledge/data/{filename}"
-    return tuple(_entries(parse_toml(resource.read_text("utf-8"), file), table, file, False))
+    return tuple(_entries(_parsed(resource.read_text("utf-8"), file), table, file, False))
 
 
 def user_entries(filename: str, table: str, user_dir: Path | None) -> list[RawEntry]:
