@@ -32,7 +32,6 @@ from typing import IO, Any
 from servewise.diagnose import Diagnosis, new_scanner
 from servewise.errors import LogInputError, ServewiseError
 from servewise.formats.redact import redact_argv, redact_text, terminal_safe
-from servewise.formats.redact import redact_argv, redact_text, terminal_safe
 from servewise.launch.cause import RootCause
 from servewise.launch.hints import EngineNumbers
 from servewise.launch.process import (
