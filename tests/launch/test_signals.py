@@ -59,7 +59,8 @@ def test_sigterm_mid_launch(standin: Standin, store_dir: Path, tmp_path: Path) -
     pidfile = tmp_path / "pids"
     argv, port = standin("--hang", "--child", "--ignore-term", "--pidfile", str(pidfile))
     env = {**os.environ, "SERVEWISE_CACHE_DIR": str(store_dir)}
-    process = servewise("launch", "--json", "--port", str(port), "--", *argv, env=env)
+    process = servewise("launch", "--json", "--grace", "1", "--port", str(port), "--", *argv,
+                        env=env)
     leader = wait_for(pidfile)[0]
     process.send_signal(signal.SIGTERM)
     out, err = process.communicate(timeout=60)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from servewise.cli._common import app, emit_json, err, open_store, out, say
-from servewise.cli.options import JsonOption, OptionalGpuOption
+from servewise.cli.options import GraceOption, JsonOption, OptionalGpuOption
 from servewise.errors import UsageError
 
 if TYPE_CHECKING:
@@ -123,6 +123,13 @@ def _render_evidence(document: dict[str, Any]) -> None:
         err().print(evidence_view(document))
 
 
+def _grace(given: float | None) -> float:
+    """``--grace``, else launch's own period between SIGTERM and SIGKILL."""
+    from servewise.launch.process import GRACE_SECONDS
+
+    return GRACE_SECONDS if given is None else given
+
+
 def _render_result(result: LaunchResult) -> None:
     style = "bold green" if result.ready else "bold red"
     say("ready" if result.ready else result.outcome, style, result.message)
@@ -144,6 +151,7 @@ def launch(
     command: CommandArgument = None,
     port: PortOption = None,
     timeout: TimeoutOption = 900.0,
+    grace: GraceOption = None,
     detach: Annotated[bool, typer.Option(
         "--detach", help="Return once ready and leave the engine running "
         "(`servewise stop RUN_ID` ends it).")] = False,
@@ -205,7 +213,8 @@ def launch(
     record = store_recorder(store, lambda text: say("warning", "yellow", text))
     spec = LaunchSpec(argv=tuple(argv), engine=engine, port=chosen,
                       log_path=_log_dir(store) / f"{run_id}.log",
-                      env=environment, timeout_s=timeout, detach=detach, run_id=run_id)
+                      env=environment, timeout_s=timeout, detach=detach, run_id=run_id,
+                      grace_s=_grace(grace))
     base = {"argv": argv, "engine": engine, "port": chosen, "detached": detach, "env": environment,
             "gpu": gpu, "docker_image": docker, "prediction": prediction,
             "prediction_note": why}
@@ -300,6 +309,7 @@ def search(
         "--no-hints", help="Ignore the planner and the engine's figures: plain doubling "
         "and bisection.")] = False,
     timeout: TimeoutOption = 900.0,
+    grace: GraceOption = None,
     env: EnvOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -338,7 +348,7 @@ def search(
         param=chosen, argv=tuple(command), log_dir=_log_dir(store), minimum=low, maximum=high,
         resolution=resolution if resolution is not None else chosen.resolution, start=start,
         prior=prior, prior_source=None if prior is None else why, env=environment,
-        timeout_s=timeout, use_hints=not no_hints, gpu=gpu)
+        timeout_s=timeout, use_hints=not no_hints, gpu=gpu, grace_s=_grace(grace))
 
     def progress(attempt: Any) -> None:
         if not as_json:

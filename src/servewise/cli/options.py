@@ -93,6 +93,10 @@ IndexUrlOption = Annotated[str | None, typer.Option(
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Read everything afresh; do not use the store.")
 ]
+GraceOption = Annotated[float | None, typer.Option(
+    "--grace", metavar="SECONDS", min=0.0, show_default=False,
+    help="Seconds between SIGTERM and SIGKILL when an engine is stopped (default: 15).")]
+
 TimeoutOption = Annotated[float | None, typer.Option(
     "--timeout", metavar="SECONDS", help="Deadline for all of the command's network work "
     "(registries, package indexes, web servers, the Hugging Face Hub). Default: no overall "

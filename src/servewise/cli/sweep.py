@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from servewise.cli._common import app, emit_json, open_store, say
-from servewise.cli.options import JsonOption
+from servewise.cli.options import GraceOption, JsonOption
 from servewise.errors import ServewiseError, StoreError, UsageError
 
 if TYPE_CHECKING:
@@ -110,9 +110,7 @@ def sweep(
     bench_timeout: Annotated[float | None, typer.Option(
         "--bench-timeout", min=1.0, help="One deadline for each cell's benchmark, in "
         "seconds (default: none).")] = None,
-    grace: Annotated[float | None, typer.Option(
-        "--grace", min=0.0, show_default=False, help="Seconds between SIGTERM and SIGKILL "
-        "when an engine is stopped (default: 15).")] = None,
+    grace: GraceOption = None,
     state: Annotated[Path | None, typer.Option(
         "--state", help="The state file (default: PLAN.sweep.json beside the plan, or one "
         "in the store's folder).")] = None,
