@@ -117,7 +117,7 @@ def test_online_quantization_reaches_the_plan(capsys: pytest.CaptureFixture[str]
     notes = [f["message"] for f in data["findings"] if f["part"] == "memory"]
     assert any(n.startswith("--quantization fp8") for n in notes)
     assert any(n.startswith("--cpu-offload-gb is not modelled") for n in notes)
-    code, out, _ = _run(capsys, "plan", "llama-3.1-70b", "--gpu", "h100:1", "--quantization",
+    _, out, _ = _run(capsys, "plan", "llama-3.1-70b", "--gpu", "h100:1", "--quantization",
                         "fp8", "--json")
     assert json.loads(out)["startup"]["weights_bytes_per_gpu"] == fp8
 

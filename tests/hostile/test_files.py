@@ -220,7 +220,7 @@ def test_twenty_thousand_user_recipes_are_indexed_once(tmp_path: Path) -> None:
 
 def test_the_layer_lists_are_bounded_even_for_a_config_built_in_code() -> None:
     from servewise.formats.hfconfig import HfConfig
-    from servewise.plan.arch import model_spec
+    from servewise.plan.model_spec import model_spec
 
     text = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
             "num_hidden_layers": 10**8}

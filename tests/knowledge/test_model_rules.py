@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from servewise.knowledge._load import ENV_VAR, DataFileError, looks_like_source
-from servewise.recipes import check_rules, model_rules_for, pitfalls_for
 from servewise.knowledge.model_rules import apply_fixes, load_model_rules, load_pitfalls
+from servewise.recipes import check_rules, model_rules_for, pitfalls_for
 from support.configs import find_shared
 
 DSV4 = "deepseek-ai/DeepSeek-V4-Flash"

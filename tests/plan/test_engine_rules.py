@@ -17,7 +17,6 @@ from pathlib import Path
 from servewise.formats.hfconfig import HfConfig, config_from_mapping
 from servewise.knowledge.accounting import load_engine_constants
 from servewise.knowledge.gpus import resolve_gpu
-from servewise.plan.arch import model_spec
 from servewise.plan.kv import (
     bytes_per_block,
     checkpoint_kv_cache_dtype,
@@ -27,6 +26,7 @@ from servewise.plan.kv import (
     vllm_max_model_len,
 )
 from servewise.plan.model import ModelInfo
+from servewise.plan.model_spec import model_spec
 from servewise.plan.resolve import load_model
 from servewise.plan.startup import Settings
 from servewise.plan.vllm import activation_bytes, forward_bytes, sampler_bytes, vllm_startup

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from servewise.errors import UsageError
-from servewise.plan.arch import model_spec
 from servewise.plan.kv import (
     bytes_per_block,
     kv_heads_per_rank,
@@ -14,6 +13,7 @@ from servewise.plan.kv import (
     vllm_groups,
     vllm_layer_specs,
 )
+from servewise.plan.model_spec import model_spec
 from support.configs import shared_config
 
 

@@ -1,7 +1,7 @@
 """A Hugging Face ``config.json`` (and a checkpoint's ``hf_quant_config.json``), parsed.
 
 Only the JSON is read here; what the fields mean for memory is
-:mod:`servewise.plan.arch`'s business. Multimodal configs keep the language model's
+:mod:`servewise.plan.model_spec`'s business. Multimodal configs keep the language model's
 fields under ``text_config`` (Gemma 3, Qwen3.5, Kimi-VL); :attr:`HfConfig.text` is that
 sub-config with the top-level fields the text model inherits (dtype, quantization)::
 

@@ -35,7 +35,7 @@ from servewise.errors import SourceError
 from servewise.formats.checkpoint import WeightTensor
 from servewise.formats.hfconfig import HfConfig
 from servewise.formats.safetensors import DTYPE_BITS
-from servewise.plan.arch import GDN_TYPES, ModelSpec, model_spec
+from servewise.plan.model_spec import GDN_TYPES, ModelSpec, model_spec
 
 COMPUTED_NOTE = ("weights computed from config.json (shapes, dtypes, quantization_config), "
                  "not read from the checkpoint's files")

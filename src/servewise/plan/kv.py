@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from servewise.errors import UsageError
-from servewise.plan.arch import LayerCache, ModelSpec
+from servewise.plan.model_spec import LayerCache, ModelSpec
 
 #: Bytes per element of ``--kv-cache-dtype`` values (``auto`` follows the model dtype).
 KV_DTYPE_BYTES = {"auto": 0, "bfloat16": 2, "float16": 2, "half": 2, "float32": 4,

@@ -14,8 +14,8 @@ from typing import Any
 
 from servewise.formats.checkpoint import Checkpoint
 from servewise.formats.safetensors import DTYPE_BITS
-from servewise.plan.arch import ModelSpec, model_spec
 from servewise.plan.kv import round_up
+from servewise.plan.model_spec import ModelSpec, model_spec
 from servewise.plan.weights import (
     ClassifiedTensor,
     Parallel,

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from servewise.errors import UsageError
-from servewise.plan.arch import LayerCache
 from servewise.plan.model import ModelInfo
+from servewise.plan.model_spec import LayerCache
 
 FLAG = "--speculative-config"
 MTP_METHODS = frozenset({"mtp", "deepseek_mtp", "qwen3_next_mtp", "qwen3_5_mtp", "glm4_moe_mtp",

@@ -29,7 +29,6 @@ from servewise.archs import ComputeCapability
 from servewise.errors import UnsupportedModelError, UsageError
 from servewise.knowledge.accounting import EngineConstants
 from servewise.knowledge.gpus import GpuSpec
-from servewise.plan.arch import ModelSpec
 from servewise.plan.kv import (
     KV_DTYPE_BYTES,
     KvGroup,
@@ -43,6 +42,7 @@ from servewise.plan.kv import (
     vllm_max_model_len,
 )
 from servewise.plan.model import ModelInfo, expert_padding_factor
+from servewise.plan.model_spec import ModelSpec
 from servewise.plan.startup import Settings, Startup, engine_version
 from servewise.plan.vision import vision_peak
 from servewise.plan.weights import RankWeights

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from servewise.formats.checkpoint import WeightTensor
-from servewise.plan.arch import ModelSpec
+from servewise.plan.model_spec import ModelSpec
 
 #: vLLM pads the vocabulary of embeddings and head to a multiple of this before splitting
 #: (vllm/model_executor/layers/vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE).

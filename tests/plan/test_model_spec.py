@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from servewise.formats.hfconfig import config_from_mapping
-from servewise.plan.arch import model_spec
+from servewise.plan.model_spec import model_spec
 from support.configs import shared_config
 
 
