@@ -16,7 +16,7 @@ see :mod:`servewise.check.compose` for the steps.
 from __future__ import annotations
 
 from servewise.check.compose import CheckRequest, run_check
-from servewise.check.report import PARTS, CheckReport, Finding
+from servewise.check.report import PARTS, CheckItem, CheckReport
 from servewise.recipes.renderers import FORMATS
 
-__all__ = ["FORMATS", "PARTS", "CheckReport", "CheckRequest", "Finding", "run_check"]
+__all__ = ["FORMATS", "PARTS", "CheckItem", "CheckReport", "CheckRequest", "run_check"]

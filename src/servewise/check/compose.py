@@ -33,8 +33,8 @@ from servewise.check.command import (
     release_or_build,
 )
 from servewise.check.report import (
+    CheckItem,
     CheckReport,
-    Finding,
     computed_weights,
     finding_order,
     memory_failure,
@@ -98,7 +98,7 @@ class _State:
     version: str | None
     version_from: str
     settings: EngineSettings
-    findings: list[Finding]
+    findings: list[CheckItem]
     env: tuple[tuple[str, str], ...] = ()
     image: str | None = None
     checkpoint: str | None = None
@@ -156,7 +156,7 @@ def run_check(
     cuda = request.gpu.gpu is None or request.gpu.gpu.is_cuda
     if request.build is not None and not cuda:
         assert request.gpu.gpu is not None
-        state.findings.append(Finding(
+        state.findings.append(CheckItem(
             "build", "note", f"{request.gpu.gpu.name} is an {request.gpu.gpu.vendor.upper()} "
             f"GPU: the kernel gate judges CUDA builds only, so --build {request.build} is "
             "not read"))
@@ -191,15 +191,15 @@ def run_check(
 
 def _start(request: CheckRequest, chosen: RecipeMatch | None,
            matches: list[RecipeMatch], asked: str) -> _State:
-    findings: list[Finding] = []
+    findings: list[CheckItem] = []
     for match in matches:
         if match.recipe.status == "unsupported":
-            findings.append(Finding(
+            findings.append(CheckItem(
                 "recipe", "warning", f"recipe {match.recipe.id} says this does NOT work: "
                 f"{match.recipe.notes or match.reason}", source=match.recipe.provenance.source))
     if chosen is None:
         engine = request.engine or "vllm"
-        findings.append(Finding(
+        findings.append(CheckItem(
             "recipe", "note", f"no recipe for {request.model} on {request.gpu.name} x"
             f"{request.gpu.count} with {engine}: the settings below come from the model "
             "rules and the planner alone", fix=f"`servewise recipe list --model "
@@ -209,7 +209,7 @@ def _start(request: CheckRequest, chosen: RecipeMatch | None,
                       EngineSettings(), findings)
     recipe = chosen.recipe
     level = "ok" if recipe.status == "verified" else "note"
-    findings.append(Finding("recipe", level, f"recipe {recipe.id} ({recipe.status}): "
+    findings.append(CheckItem("recipe", level, f"recipe {recipe.id} ({recipe.status}): "
                             f"{chosen.reason}", source=recipe.provenance.source))
     known = recipe.engine_version
     version = request.engine_version or (known.raw if known is not None else None)
@@ -219,7 +219,7 @@ def _start(request: CheckRequest, chosen: RecipeMatch | None,
     served = recipe.checkpoint if chosen.model_match == "checkpoint" else asked
     if served != recipe.checkpoint:
         settings = settings.replace(served_model_name=None)  # the recipe's name for its weights
-        findings.append(Finding(
+        findings.append(CheckItem(
             "recipe", "note", f"recipe {recipe.id} is for {recipe.checkpoint}, not the weights "
             f"asked for: its flags are the starting point, the command serves {served} and "
             "the memory plan is for it", fix=f"check {recipe.checkpoint} to use the recipe as "
@@ -238,7 +238,7 @@ def _near_misses(request: CheckRequest, recipes: RecipeBook, ref: str, state: _S
             if recipe.id in seen:
                 continue
             seen.add(recipe.id)
-            state.findings.append(Finding(
+            state.findings.append(CheckItem(
                 "recipe", "note", f"recipe {recipe.id} ({recipe.status}) does not fit: {why}",
                 source=recipe.provenance.source))
 
@@ -259,21 +259,21 @@ def _gate(request: CheckRequest, model: ModelInfo, state: _State,
     report = scan(request.build)
     found = engine_version(report)
     if found is not None and found.engine != state.engine:
-        state.findings.append(Finding(
+        state.findings.append(CheckItem(
             "build", "error", f"--build {request.build} holds {found.engine} {found.version}, "
             f"not {state.engine}", fix=f"give a {state.engine} build, or --engine {found.engine}"))
     elif found is not None and request.engine_version is None:
         state.version, state.version_from = found.version, "build"
     gpu = request.gpu.gpu
     if gpu is None:
-        state.findings.append(Finding("build", "warning", f"{request.gpu.name} is not in the "
+        state.findings.append(CheckItem("build", "warning", f"{request.gpu.name} is not in the "
                                       "GPU catalog: the kernel gate cannot judge the build"))
         return report, None
     family = _family(model, request)
     result = gate(report, gpu, model=family.id if family else None)
     if result.passed:
         needs = family.name if family else "the engine"
-        state.findings.append(Finding(
+        state.findings.append(CheckItem(
             "build", "ok", f"{request.build}: every library {needs} needs has code for "
             f"{gpu.name} ({result.basis})"))
     else:
@@ -287,7 +287,7 @@ def _gate(request: CheckRequest, model: ModelInfo, state: _State,
         fix = f"find the last good build: {bisect}"
         if state.image is not None and state.image != request.build:
             fix = f"use the recipe's build {state.image}, or {fix}"
-        state.findings.append(Finding(
+        state.findings.append(CheckItem(
             "build", "error", f"{request.build} will not run on {gpu.name} "
             f"({gpu.arch.sass_name}): {reason}", fix=fix))
     if state.image is None and report.source_kind == "image":
@@ -343,28 +343,28 @@ def _apply_rules(request: CheckRequest, model: ModelInfo, state: _State) -> None
         setting_id = found[0].id if found else None
         source = rule.sources[0] if rule.sources else None
         if setting_id is not None and setting_id in state.user_set:
-            state.findings.append(Finding(
+            state.findings.append(CheckItem(
                 "rules", "error", f"{violation.message}", source=source,
                 fix=f"use {' '.join(rule.fix)}" if rule.fix else f"drop {rule.flag}"))
             continue
         if setting_id is None:
-            state.findings.append(Finding("rules", "warning", violation.message, source=source,
+            state.findings.append(CheckItem("rules", "warning", violation.message, source=source,
                                           fix=" ".join(rule.fix) or None))
             continue
         if rule.kind == "forbid":
             state.settings = state.settings.replace(**{setting_id: None})
-            state.findings.append(Finding("rules", "note", f"dropped {rule.flag} (from the "
+            state.findings.append(CheckItem("rules", "note", f"dropped {rule.flag} (from the "
                                           f"recipe): {violation.message}", source=source))
             continue
         fixed = from_argv(state.engine, list(rule.fix), state.version).given()
         state.settings = state.settings.replace(**fixed)
-        state.findings.append(Finding(
+        state.findings.append(CheckItem(
             "rules", "note", f"set {' '.join(rule.fix)}: {rule.why or violation.message}",
             source=source))
     for rule in rules:
         if rule.kind == "require" and all(v.rule is not rule for v in check_rules([rule],
                                                                                  argv)):
-            state.findings.append(Finding("rules", "ok", f"{rule.flag} as {rule.id} requires",
+            state.findings.append(CheckItem("rules", "ok", f"{rule.flag} as {rule.id} requires",
                                           source=rule.sources[0] if rule.sources else None))
 
 
@@ -380,7 +380,7 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
     memory_key = "mem_fraction_static" if state.engine == "sglang" else "gpu_memory_utilization"
     unknown = unmodelled_speculative(state.engine, settings)
     if unknown is not None:
-        state.findings.append(Finding(
+        state.findings.append(CheckItem(
             "memory", "note", f"speculative method {unknown!r} is not modelled: the plan leaves "
             "out its draft weights and KV pages (the command keeps it)"))
     try:
@@ -396,14 +396,14 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
         raise  # settings no engine starts with: a usage error, as from `servewise plan`
     except UsageError as error:
         if not any(finding.message == error.message for finding in state.findings):
-            state.findings.append(Finding("memory", "error", error.message, fix=error.hint))
+            state.findings.append(CheckItem("memory", "error", error.message, fix=error.hint))
         return None
     for note in (*(n for n in plan.notes if n.startswith("--quantization")),
                  *unmodelled_memory(settings)):
-        state.findings.append(Finding("memory", "note", note))
+        state.findings.append(CheckItem("memory", "note", note))
     if not layout_given:
         state.settings = with_layout(state.engine, state.settings, plan.settings.layout)
-        state.findings.append(Finding("settings", "note", f"layout {plan.settings.layout.label()}"
+        state.findings.append(CheckItem("settings", "note", f"layout {plan.settings.layout.label()}"
                                       " (the planner's first choice)"))
     recommended = plan.recommendation.fraction(memory_key)
     given = getattr(state.settings, memory_key)
@@ -411,7 +411,7 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
         else "--gpu-memory-utilization"
     if given is None and recommended is not None and not request.gpu.is_cpu:
         state.settings = state.settings.replace(**{memory_key: recommended})
-        state.findings.append(Finding("settings", "note", f"{flag} {recommended}: the planner's "
+        state.findings.append(CheckItem("settings", "note", f"{flag} {recommended}: the planner's "
                                       f"value, leaving {headroom_text(plan)} for workspaces"))
         plan = _replan(request, model, state, plan)
         given = recommended
@@ -426,32 +426,32 @@ def _plan(request: CheckRequest, model: ModelInfo, state: _State,
             and chosen.hw_match == "exact" and origin != "you"
         if trusted:
             assert chosen is not None
-            state.findings.append(Finding(
+            state.findings.append(CheckItem(
                 "memory", "warning", f"the {origin} sets {flag} {given}; the planner estimates "
                 f"that leaves less than the {needed / GIB:.2f} GiB the runtime workspaces need, "
                 f"and would use {ceiling}. The recipe wins: it was verified on this GPU "
                 f"({chosen.recipe.provenance.source})", fix=f"if it runs out of memory at the "
                 f"first large batch: {flag} {ceiling}"))
         elif origin == "you":
-            state.findings.append(Finding(
+            state.findings.append(CheckItem(
                 "memory", "warning", f"{flag} {given} leaves less than the {needed / GIB:.2f} GiB"
                 f" the runtime workspaces need beside the KV cache (the planner would use "
                 f"{ceiling})", fix=f"{flag} {ceiling}"))
         else:
             state.settings = state.settings.replace(**{memory_key: ceiling})
-            state.findings.append(Finding(
+            state.findings.append(CheckItem(
                 "memory", "warning", f"the {origin} sets {flag} {given}, which leaves less than "
                 f"the {needed / GIB:.2f} GiB the runtime workspaces need on {request.gpu.name};"
                 f" the planner's {ceiling} wins (the headroom failure is a crash at the "
                 "first large batch, not at start-up)", fix=f"{flag} {ceiling}"))
             plan = _replan(request, model, state, plan)
     elif given is not None and ceiling is not None and given != recommended:
-        state.findings.append(Finding(
+        state.findings.append(CheckItem(
             "memory", "ok", f"{flag} {given} leaves the runtime workspaces their room "
             f"(highest with headroom: {ceiling})"))
     startup = plan.startup
     if startup.fits:
-        state.findings.append(Finding(
+        state.findings.append(CheckItem(
             "memory", "ok", f"fits: {startup.weights_bytes_per_gpu / GIB:.1f} GiB weights and "
             f"{startup.kv_cache_bytes / GIB:.1f} GiB KV cache per GPU, "
             f"{startup.kv_cache_tokens:,} tokens, {startup.max_concurrency:.2f} requests of "
@@ -471,12 +471,12 @@ def _auto_length(request: CheckRequest, model: ModelInfo, state: _State, plan: P
     largest = plan.recommendation.largest_context_tokens
     own = model.spec.max_position
     if plan.startup.fits or not largest:
-        state.findings.append(Finding("settings", "note", "--max-model-len auto keeps the "
+        state.findings.append(CheckItem("settings", "note", "--max-model-len auto keeps the "
                                       f"model's own {plan.startup.max_model_len:,} tokens "
                                       "(one request of it fits the KV cache)"))
         return plan
     state.auto_len = int(largest)
-    state.findings.append(Finding("settings", "note", f"--max-model-len auto: vLLM lowers the "
+    state.findings.append(CheckItem("settings", "note", f"--max-model-len auto: vLLM lowers the "
                                   f"context from {own or 'the model maximum'} to the "
                                   f"{state.auto_len:,} tokens that fit the KV cache"))
     return _replan(request, model, state, plan)
@@ -512,7 +512,7 @@ def _advise_gate(request: CheckRequest, model: ModelInfo, state: _State) -> None
     target = state.image or ("<image or wheel>")
     command = f"servewise gate {target} --gpu {gpu.id}" + (f" --model {family.id}"
                                                            if family else "")
-    state.findings.append(Finding(
+    state.findings.append(CheckItem(
         "build", "note", "no --build given: the kernel gate has not judged the engine build",
         fix=f"{command} (or check again with --build {target})"))
 
@@ -538,7 +538,7 @@ def _pitfalls(request: CheckRequest, model: ModelInfo, state: _State,
                                 version=release_or_build(state.version)):
         verdicts = [judged[lib] for lib in pitfall.libraries if lib in judged]
         if verdicts and any(v.status == "error" for v in verdicts):
-            state.findings.append(Finding(
+            state.findings.append(CheckItem(
                 "pitfalls", "note", f"{pitfall.title} (the build failure above): "
                 f"{pitfall.symptom}", fix=pitfall.advice,
                 source=pitfall.sources[0] if pitfall.sources else None))
@@ -546,12 +546,12 @@ def _pitfalls(request: CheckRequest, model: ModelInfo, state: _State,
         if verdicts and all(v.status == "ok" for v in verdicts):
             names = ", ".join(f"{v.library_id} ({v.verdict}: {', '.join(v.matching)})"
                               for v in verdicts)
-            state.findings.append(Finding(
+            state.findings.append(CheckItem(
                 "pitfalls", "ok", f"{pitfall.title}: not this build, the gate found code for "
                 f"{gpu.arch.sass_name} in {names}",
                 source=pitfall.sources[0] if pitfall.sources else None))
             continue
-        state.findings.append(Finding(
+        state.findings.append(CheckItem(
             "pitfalls", "warning", f"{pitfall.title}: {pitfall.symptom}", fix=pitfall.advice,
             source=pitfall.sources[0] if pitfall.sources else None))
 
@@ -567,7 +567,7 @@ def _render(request: CheckRequest, model: ModelInfo, state: _State,
     if fmt in ("docker", "k8s") and state.image is None:
         state.image = official_image(state.engine, state.version)
         which = f"for {state.version}" if state.version else "its newest release: no version"
-        state.findings.append(Finding(
+        state.findings.append(CheckItem(
             "settings", "note", f"image {state.image}: the engine's official image ({which}); "
             "the recipe names none", fix="--image REF (or --build REF) names another"))
     settings = state.settings
@@ -592,7 +592,7 @@ def _render(request: CheckRequest, model: ModelInfo, state: _State,
             rendered, model_cache=request.model_cache, name=launch.name, port=port,
             engine=state.engine, checkpoint_bytes=model.file_bytes or model.tensor_bytes,
             gpu_weight_bytes=per_gpu, nodes=request.nodes)
-        state.findings.append(Finding("settings", "note", note, fix="--model-cache pvc:CLAIM "
+        state.findings.append(CheckItem("settings", "note", note, fix="--model-cache pvc:CLAIM "
                                       "or --model-cache hostpath:/PATH keeps it elsewhere"))
     return rendered.to_dict()
 

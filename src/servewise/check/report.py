@@ -1,7 +1,7 @@
 """What ``servewise check`` answers: will this deployment start, why, and what to run.
 
 A :class:`CheckReport` gathers one finding per part (build, recipe, model rules, memory,
-pitfalls) and the final command. A :class:`Finding` that ``blocks`` makes the answer "it
+pitfalls) and the final command. A :class:`CheckItem` that ``blocks`` makes the answer "it
 will not start" (exit 1) and carries what to change.
 """
 
@@ -21,7 +21,7 @@ PARTS = ("build", "recipe", "rules", "settings", "memory", "pitfalls")
 
 
 @dataclass(frozen=True)
-class Finding:
+class CheckItem:
     """One thing the check found: which part, how bad, what it means, what to change."""
 
     part: str
@@ -58,7 +58,7 @@ class CheckReport:
     engine_version: str | None
     engine_version_from: str
     """Where the version comes from: ``--engine-version``, ``build``, ``recipe`` or ``none``."""
-    findings: tuple[Finding, ...]
+    findings: tuple[CheckItem, ...]
     settings: dict[str, Any]
     """The engine settings of the final command, by setting id."""
     command: dict[str, Any]
@@ -101,28 +101,28 @@ class CheckReport:
         }
 
 
-def memory_failure(gpu: GpuSpec, engine: str, startup: Startup, fix: str) -> Finding:
+def memory_failure(gpu: GpuSpec, engine: str, startup: Startup, fix: str) -> CheckItem:
     """A failed memory plan in servewise's words, short; the engine's own error (often
     several hundred characters) quoted once beside it (``quote``), not run into the line."""
     error = startup.error or "the plan does not fit"
     if gpu.memory_bytes and startup.weights_bytes_per_gpu > gpu.memory_bytes:
-        return Finding("memory", "error", f"will not start: the weights take "
+        return CheckItem("memory", "error", f"will not start: the weights take "
                        f"{startup.weights_bytes_per_gpu / GIB:.1f} GiB per GPU, more than the "
                        f"{gpu.memory_bytes / GIB:.2f} GiB of one {gpu.name}", fix=fix)
     if startup.breakdown.get("error_from_engine") is False:
         # servewise's own verdict (SGLang starts with a pool shorter than one request and
         # raises nothing): said as ours, never quoted as the engine's
-        return Finding("memory", "error", f"will not start: {error}", fix=fix)
+        return CheckItem("memory", "error", f"will not start: {error}", fix=fix)
     if startup.kv_cache_tokens < startup.max_model_len:
         message = (f"will not start: one request of {startup.max_model_len:,} tokens does not "
                    f"fit the KV cache left beside the weights ({startup.kv_cache_tokens:,} "
                    f"tokens, {startup.kv_cache_bytes / GIB:.2f} GiB per GPU)")
     else:
         message = f"will not start: {engine} refuses these settings at start-up"
-    return Finding("memory", "error", message, fix=fix, quote=error)
+    return CheckItem("memory", "error", message, fix=fix, quote=error)
 
 
-def computed_weights(notes: tuple[str, ...], tensor_bytes: int) -> Finding | None:
+def computed_weights(notes: tuple[str, ...], tensor_bytes: int) -> CheckItem | None:
     """A note when the model's weights were computed from config.json (its ``notes`` say
     so), with how far such estimates are from the bundled cards' tensor lists."""
     from servewise.plan.config_weights import COMPUTED_NOTE, MEASURED_MISS
@@ -130,7 +130,7 @@ def computed_weights(notes: tuple[str, ...], tensor_bytes: int) -> Finding | Non
     if COMPUTED_NOTE not in notes:
         return None
     rest = "".join(f"; {note}" for note in notes if note != COMPUTED_NOTE)
-    return Finding("memory", "note", f"{COMPUTED_NOTE}: {tensor_bytes / GIB:.1f} GiB; "
+    return CheckItem("memory", "note", f"{COMPUTED_NOTE}: {tensor_bytes / GIB:.1f} GiB; "
                    f"{MEASURED_MISS}{rest}", fix="give the checkpoint's *.safetensors files "
                    "(their headers are enough) for the exact figure")
 
@@ -139,6 +139,6 @@ _PART_ORDER = {part: index for index, part in enumerate(PARTS)}
 _LEVEL_ORDER = {"error": 0, "warning": 1, "note": 2, "ok": 3}
 
 
-def finding_order(finding: Finding) -> tuple[int, int]:
+def finding_order(finding: CheckItem) -> tuple[int, int]:
     """The report's order: by part, then the worst first."""
     return (_PART_ORDER.get(finding.part, 9), _LEVEL_ORDER.get(finding.level, 9))

@@ -139,7 +139,8 @@ class LaunchResult:
             "message": self.message, "stage": self.stage, "log_path": self.log_path,
             "pid": self.pid, "exit_code": self.exit_code,
             "time_to_ready_s": self.time_to_ready_s, "elapsed_s": round(self.elapsed_s, 3),
-            "root_cause": self.root_cause(), "diagnosis": self.diagnosis,
+            "root_cause": (self.diagnosis or {}).get("root_cause"),
+            "diagnosis": self.diagnosis,
             "kv_numbers": self.numbers, "models": list(self.models), "stopped": self.stopped,
             "hint": self.hint,
         }
