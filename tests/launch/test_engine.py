@@ -79,6 +79,6 @@ def test_search_matches_what_vllm_accepts(engine_python: Path, long_model: Path,
     above = launch_at(engine_python, long_model, int(best) + 1, tmp_path / "above.log")
     assert above.outcome == "failed"
     cause = above.root_cause()
-    assert cause is not None and cause["category"] == "kv_cache_insufficient"
-    assert cause["library"] == "vllm-config"
-    assert cause["extracted"]["estimated_max_len"] == int(best)
+    assert cause is not None and cause.category == "kv_cache_insufficient"
+    assert cause.library == "vllm-config"
+    assert cause.extracted_int("estimated_max_len") == int(best)

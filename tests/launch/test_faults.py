@@ -94,8 +94,8 @@ def test_fatal_line_while_running(standin: Standin, tmp_path: Path) -> None:
     assert time.monotonic() - began < 30  # not the deadline: the fatal line ended the wait
     assert result.outcome == "failed" and "still running" in result.message
     cause = result.root_cause()
-    assert cause is not None and cause["category"] == "kv_cache_insufficient"
-    assert cause["library"] == "vllm-config"
+    assert cause is not None and cause.category == "kv_cache_insufficient"
+    assert cause.library == "vllm-config"
     assert result.numbers["estimated_max_model_len"] == 65408
 
 
