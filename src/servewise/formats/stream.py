@@ -7,7 +7,7 @@ It finds every fatbin container by its magic and validates it (the container
 header, then each entry header in turn until the container's declared end), skips
 entry payloads without holding them, buffers a raw cubin (ELF machine 190) only
 as far as its own size (at most ``cubin_limit`` bytes), and hands all remaining
-host bytes to an :class:`~servewise.formats.evidence.EvidenceCollector` — except
+host bytes to an :class:`~servewise.formats.dispatch_strings.DispatchStringCollector` — except
 segments that hold only machine code, which the program headers at the start of
 the file point out (no string lives there). Every byte also goes to a
 :class:`~servewise.formats.dynamic.DynamicCollector`, which reads the library's
@@ -25,10 +25,10 @@ from servewise.errors import FormatError
 from servewise.formats import cubin as cubin_format
 from servewise.formats import fatbin
 from servewise.formats._reader import BytesReader
+from servewise.formats.dispatch_strings import DispatchStringCollector, DispatchStrings
 from servewise.formats.dynamic import DynamicCollector
 from servewise.formats.dynamic_info import DynamicInfo
 from servewise.formats.elf import parse_elf_header
-from servewise.formats.evidence import Evidence, EvidenceCollector
 
 _ELF_MAGIC = b"\x7fELF"
 _MAGICS = (fatbin.CONTAINER_MAGIC_BYTES, _ELF_MAGIC)
@@ -63,7 +63,7 @@ class StreamFindings:
     """Fatbin containers, in file order (a truncated last one keeps the entries read)."""
     cubins: tuple[FoundCubin, ...]
     """Raw cubins: the file itself when it is one, or byte arrays embedded in host data."""
-    evidence: Evidence
+    evidence: DispatchStrings
     """JIT-dispatch evidence from the host bytes."""
     warnings: tuple[str, ...] = field(default=())
     """Problems that did not stop the scan (each names the offset)."""
@@ -93,7 +93,7 @@ class StreamScanner:
         self._containers: list[fatbin.FatbinContainer] = []
         self._cubins: list[FoundCubin] = []
         self._warnings: list[str] = []
-        self._evidence = EvidenceCollector()
+        self._evidence = DispatchStringCollector()
         self._dynamic = DynamicCollector()
         self._host_machine: int | None = None
         self._finished = False

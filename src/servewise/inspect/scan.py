@@ -195,7 +195,7 @@ def _attribute_headers(
     paths: list[str], library_paths: list[str]
 ) -> dict[str, dict[str, set[str]]]:
     """Give each shipped ``impls/smNNN_*.cuh`` header to the libraries of the nearest folder."""
-    from servewise.formats.evidence import header_arch
+    from servewise.formats.dispatch_strings import header_arch
 
     by_dir: dict[str, list[str]] = {}
     for path in library_paths:

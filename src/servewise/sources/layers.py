@@ -77,7 +77,7 @@ def normalize(name: str, where: str) -> str | None:
 
 
 def _matters(path: str) -> bool:
-    from servewise.formats.evidence import header_arch  # loaded with the first layer pass
+    from servewise.formats.dispatch_strings import header_arch  # loaded with the first layer pass
 
     base = posixpath.basename(path)
     return (

@@ -11,7 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from servewise.archs import Arch
-from servewise.formats.evidence import MAX_NAME, Evidence, EvidenceCollector, header_arch
+from servewise.formats.dispatch_strings import (
+    MAX_NAME,
+    DispatchStringCollector,
+    DispatchStrings,
+    header_arch,
+)
 from support.paths import CUDA
 
 DATA = CUDA
@@ -19,16 +24,16 @@ EXPECTED = json.loads((DATA / "expected.json").read_text())["files"]
 _KERNEL_NAME = re.compile(r"^sm\d+[af]?_")
 
 
-def collect(*chunks: bytes) -> Evidence:
-    """Evidence from ``chunks`` fed in order as one host region."""
-    collector = EvidenceCollector()
+def collect(*chunks: bytes) -> DispatchStrings:
+    """DispatchStrings from ``chunks`` fed in order as one host region."""
+    collector = DispatchStringCollector()
     for chunk in chunks:
         collector.feed(chunk)
     return collector.result()
 
 
-def split_everywhere(data: bytes) -> list[Evidence]:
-    """Evidence from ``data`` cut in two at every offset."""
+def split_everywhere(data: bytes) -> list[DispatchStrings]:
+    """DispatchStrings from ``data`` cut in two at every offset."""
     return [collect(data[:at], data[at:]) for at in range(len(data) + 1)]
 
 
@@ -162,13 +167,13 @@ def test_name_not_double_counted_inside_a_longer_match() -> None:
 
 
 def test_cut_separates_regions() -> None:
-    collector = EvidenceCollector()
+    collector = DispatchStringCollector()
     collector.feed(b"\0\0sm9")
     collector.cut()
     collector.feed(b"0_foo\0")
     assert collector.result().names == {}  # "sm9" | "0_foo" never joined
 
-    collector = EvidenceCollector()
+    collector = DispatchStringCollector()
     collector.feed(b"xyz")
     collector.cut()
     collector.feed(b"sm90_foo\0")  # a region start is a string start
@@ -176,7 +181,7 @@ def test_cut_separates_regions() -> None:
 
 
 def test_result_is_repeatable_and_collector_continues() -> None:
-    collector = EvidenceCollector()
+    collector = DispatchStringCollector()
     collector.feed(b"\0sm90_a\0")
     first = collector.result()
     assert collector.result() == first
@@ -245,7 +250,7 @@ def test_dispatch_fixture_counts(name: str) -> None:
 
 
 def test_git_hash_needs_the_word_git_or_a_pin() -> None:
-    collector = EvidenceCollector()
+    collector = DispatchStringCollector()
     collector.feed(
         b"\x00digit 1234567\x00git 89abcdef\x00vllm-project/DeepGEMM@e21c821f\x00 @a6b593d2\x00"
     )

@@ -11,7 +11,7 @@ What they support shows in their symbols and read-only strings:
 * compiler flags: ``-gencode=arch=compute_120f,code=sm_120f``;
 * shipped kernel headers: ``deep_gemm/include/deep_gemm/impls/sm120_*.cuh``.
 
-:class:`EvidenceCollector` is fed the host bytes of a library in chunks (never
+:class:`DispatchStringCollector` is fed the host bytes of a library in chunks (never
 the payloads of its fatbins) and keeps the distinct names found per arch, plus
 git hashes found beside the word ``git`` or pinned as ``repo@hash``, and
 version strings such as ``NCCL version 2.27.3+cuda13.0``. It is pure: bytes in,
@@ -68,7 +68,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[bytes], bytes | None], ...] = (
 
 
 @dataclass(frozen=True)
-class Evidence:
+class DispatchStrings:
     """Distinct dispatch names per architecture, with git hashes seen in the strings."""
 
     names: dict[str, tuple[str, ...]]
@@ -103,7 +103,7 @@ def header_arch(path: str) -> str | None:
     return _arch_name(match.group(1).encode(), match.group(2).encode())
 
 
-class EvidenceCollector:
+class DispatchStringCollector:
     """Incremental search of host bytes for dispatch evidence.
 
     Call :meth:`feed` with consecutive chunks of one host region, :meth:`cut` where
@@ -143,10 +143,10 @@ class EvidenceCollector:
             self._carry = b""
         self._resume = [0] * len(_PATTERNS)
 
-    def result(self) -> Evidence:
+    def result(self) -> DispatchStrings:
         """The evidence gathered so far (ends the current region first)."""
         self.cut()
-        return Evidence(
+        return DispatchStrings(
             names={arch: tuple(sorted(names)) for arch, names in sorted(self._names.items())},
             git_hashes=tuple(sorted(self._git)),
             versions=tuple(sorted(self._versions)),
