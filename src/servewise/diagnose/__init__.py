@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from servewise.diagnose.result import Diagnosis, Evidence, Finding, Fix
+from servewise.diagnose.result import Diagnosis, EvidenceLine, Finding, Fix
 from servewise.diagnose.ruleset import RuleSet, load_rules
 from servewise.diagnose.scan import LogScanner
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Diagnosis",
-    "Evidence",
+    "EvidenceLine",
     "Finding",
     "Fix",
     "LogScanner",

@@ -17,7 +17,7 @@ from servewise.diagnose.advice_figures import flag_values
 from servewise.diagnose.attribute import Culprit, attribute, attribute_path
 from servewise.diagnose.classify import Classifier, Match, engine_name
 from servewise.diagnose.fields import known, render
-from servewise.diagnose.result import Evidence, FieldValue, Finding, Fix
+from servewise.diagnose.result import EvidenceLine, FieldValue, Finding, Fix
 from servewise.diagnose.ruleset import CONTEXT_FIELDS, ENGINE_RUNTIME, Rule, RuleSet
 from servewise.diagnose.triage import explaining_signal
 from servewise.formats.logevents import Frame
@@ -83,12 +83,12 @@ def _frame_text(frame: Frame) -> str:
     return f'File "{frame.path}", line {frame.line}, in {frame.function}'
 
 
-def _frame_evidence(match: Match, culprit: Culprit | None) -> list[Evidence]:
+def _frame_evidence(match: Match, culprit: Culprit | None) -> list[EvidenceLine]:
     """The frame attribution read the culprit from, as evidence (none when it was not a frame)."""
     if culprit is None or culprit.frame is None:
         return []
     frame = culprit.frame
-    return [Evidence(frame.number, _frame_text(frame), match.event.process, "frame")]
+    return [EvidenceLine(frame.number, _frame_text(frame), match.event.process, "frame")]
 
 
 def confidence(*, kind: str, literal: int, phase_evidence: bool, wrapped: bool, count: int,
@@ -305,11 +305,11 @@ class Builder:
             first_line=aggregate.first_line,
         )
 
-    def _wrapper_evidence(self, after: int = 0, limit: int = 3) -> list[Evidence]:
-        items: list[Evidence] = []
+    def _wrapper_evidence(self, after: int = 0, limit: int = 3) -> list[EvidenceLine]:
+        items: list[EvidenceLine] = []
         for wrapper in self.data.wrappers:
             if wrapper.event.match_line >= after and len(items) < limit:
-                items.append(Evidence(wrapper.event.match_line, first_text(wrapper),
+                items.append(EvidenceLine(wrapper.event.match_line, first_text(wrapper),
                                       wrapper.event.process, "wrapper"))
         return items
 
@@ -352,7 +352,7 @@ class Builder:
             fix = replace(fix, steps=(f"{signal.title}: {signal.meaning}", *fix.steps))
             why.append(f"the {signal.table} knowledge table explains its code ({signal.id}) "
                        "without naming a cause")
-        evidence = [Evidence(line, first_text(match), match.event.process,
+        evidence = [EvidenceLine(line, first_text(match), match.event.process,
                              "quoted" if match.quoted else "match"),
                     *_frame_evidence(match, culprit)]
         evidence.extend(self._wrapper_evidence(after=line))
@@ -411,11 +411,11 @@ class Builder:
         milestone (a start that stopped there) and the last line the log shows."""
         rule = self.rules.fallback("root_cause_missing")
         fix, _ = self._fix(rule, values)
-        evidence: list[Evidence] = []
+        evidence: list[EvidenceLine] = []
         places = [self.classifier.milestone] if "stalled_phase" in values else []
         for place in (*places, self.classifier.last_line):
             if place is not None and all(e.line != place[0] for e in evidence):
-                evidence.append(Evidence(place[0], place[1].strip()[:TEXT_LIMIT], "",
+                evidence.append(EvidenceLine(place[0], place[1].strip()[:TEXT_LIMIT], "",
                                          "context"))
         return Finding(
             category="root_cause_missing", kind="fallback", library=None, layer="unknown",
@@ -440,7 +440,7 @@ class Builder:
         values["wrappers"] = [w.rule.name for w in self.data.wrappers if w.rule is not None]
         fix, _ = self._fix(rule, values)
         distinct = {w.rule.id for w in self.data.wrappers if w.rule is not None}
-        evidence = tuple(Evidence(w.event.match_line, first_text(w), w.event.process, "wrapper")
+        evidence = tuple(EvidenceLine(w.event.match_line, first_text(w), w.event.process, "wrapper")
                          for w in self.data.wrappers[:MAX_EVIDENCE])
         return Finding(
             category="root_cause_missing", kind="fallback", library=None, layer="unknown",
@@ -494,7 +494,7 @@ class Aggregate:
     wrapped: bool = False
     phase_evidence: bool = False
     processes: list[str] = field(default_factory=list)
-    evidence: list[Evidence] = field(default_factory=list)
+    evidence: list[EvidenceLine] = field(default_factory=list)
     fields: dict[str, FieldValue] = field(default_factory=dict)
 
     def add(self, match: Match) -> None:
@@ -515,7 +515,7 @@ class Aggregate:
             self.fields.setdefault(name, value)
         if len(self.evidence) < MAX_EVIDENCE:
             role = "quoted" if match.quoted else "match"
-            item = Evidence(*cited(match), process, role)
+            item = EvidenceLine(*cited(match), process, role)
             if all(e.line != item.line or e.text != item.text for e in self.evidence):
                 self.evidence.append(item)
 

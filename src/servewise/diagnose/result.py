@@ -22,13 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Diagnosis", "Evidence", "Finding", "Fix", "Triage"]
+__all__ = ["Diagnosis", "EvidenceLine", "Finding", "Fix", "Triage"]
 
 FieldValue = str | int | float | bool | list[str] | list[int] | list[float]
 
 
 @dataclass(frozen=True)
-class Evidence:
+class EvidenceLine:
     """One log line that supports a finding."""
 
     line: int
@@ -119,7 +119,7 @@ class Finding:
     """One line saying what happened."""
     explanation: str
     """Why it happens."""
-    evidence: tuple[Evidence, ...]
+    evidence: tuple[EvidenceLine, ...]
     """The lines it rests on, the matched line first."""
     extracted: dict[str, FieldValue]
     """Values read from the log and computed from them, keys with units (``requested_gib``)."""
