@@ -15,9 +15,9 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from servewise.cli._common import app, emit_json, fail, out, say
+from servewise.cli._common import app, emit_json, errors_as_json, out, say
 from servewise.cli.options import JsonOption, OptionalGpuOption, gpu_spec
-from servewise.errors import ServewiseError, UsageError
+from servewise.errors import UsageError
 
 LOG_COMMAND = "log"
 
@@ -46,6 +46,7 @@ app.add_typer(diagnose_app, name="diagnose")
 
 @diagnose_app.command(LOG_COMMAND, hidden=True)
 def diagnose_log(
+    ctx: typer.Context,
     file: Annotated[str, typer.Argument(metavar="FILE|-", show_default=False,
                                         help="The engine's log, or - for standard input.")],
     as_json: JsonOption = False,
@@ -67,36 +68,33 @@ def diagnose_log(
     from servewise.diagnose import new_scanner
     from servewise.sources.logs import follow_chunks, log_chunks
 
+    as_json = errors_as_json(ctx, as_json or output == "json")
     if output not in ("text", "json", "markdown"):
-        fail(UsageError(f"unknown --format {output!r}", hint="use text, json or markdown",
-                        found=output), as_json)
-    as_json = as_json or output == "json"
-    try:
-        # The GPU the engine ran on: its memory completes the advice when the log does not
-        # say it (the count is accepted, as everywhere, and not needed here).
-        device = gpu_spec(gpu) if gpu is not None else None
-        scanner = new_scanner(gpu=device)
-        if follow:
-            def should_stop(idle: float) -> bool:
-                if scanner.failure_seen and idle >= settle:
-                    return True
-                return idle_timeout is not None and idle >= idle_timeout
+        raise UsageError(f"unknown --format {output!r}", hint="use text, json or markdown",
+                         found=output)
+    # The GPU the engine ran on: its memory completes the advice when the log does not
+    # say it (the count is accepted, as everywhere, and not needed here).
+    device = gpu_spec(gpu) if gpu is not None else None
+    scanner = new_scanner(gpu=device)
+    if follow:
+        def should_stop(idle: float) -> bool:
+            if scanner.failure_seen and idle >= settle:
+                return True
+            return idle_timeout is not None and idle >= idle_timeout
 
-            chunks = follow_chunks(file, should_stop)
-        else:
-            chunks = log_chunks(file)
-        try:
-            for chunk in chunks:
-                scanner.feed(chunk)
-        except KeyboardInterrupt:
-            say("note", "dim", "interrupted: diagnosing what was read so far")
-        finally:
-            close = getattr(chunks, "close", None)
-            if close is not None:
-                close()  # the file is closed even when the input is refused mid-way
-        diagnosis = scanner.finish()
-    except ServewiseError as error:
-        fail(error, as_json)
+        chunks = follow_chunks(file, should_stop)
+    else:
+        chunks = log_chunks(file)
+    try:
+        for chunk in chunks:
+            scanner.feed(chunk)
+    except KeyboardInterrupt:
+        say("note", "dim", "interrupted: diagnosing what was read so far")
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()  # the file is closed even when the input is refused mid-way
+    diagnosis = scanner.finish()
     source = "standard input" if file == "-" else file
     if as_json:
         emit_json(diagnosis.to_dict())
@@ -122,11 +120,8 @@ def explain(
     from servewise.diagnose.docs import rule_page, rule_to_dict
     from servewise.diagnose.ruleset import load_rules
 
-    try:
-        rules = load_rules()
-        found = rules.find(rule)
-    except ServewiseError as error:
-        fail(error, as_json)
+    rules = load_rules()
+    found = rules.find(rule)
     if as_json:
         emit_json(rule_to_dict(found))
         return
@@ -145,10 +140,7 @@ def rules_command(as_json: JsonOption = False) -> None:
     from servewise.diagnose.docs import rule_summary
     from servewise.diagnose.ruleset import load_rules
 
-    try:
-        rules = load_rules()
-    except ServewiseError as error:
-        fail(error, as_json)
+    rules = load_rules()
     if as_json:
         emit_json([rule_summary(rule) for rule in rules.rules])
         return
