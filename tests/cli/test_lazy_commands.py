@@ -32,3 +32,11 @@ def test_a_command_loads_only_its_modules() -> None:
 def test_unknown_commands_and_help_see_every_command(capsys: object) -> None:
     assert cli.run(["--help"]) == 0
     assert cli.run(["no-such-command"]) == 2
+
+
+def test_version_needs_no_command_module(capsys: object) -> None:
+    probe = ("import sys; from servewise.cli import run; code = run(['--version']); "
+             "print(code, 'servewise.cli.bench' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, timeout=60)
+    assert done.stdout.split()[-2:] == ["0", "False"]

@@ -85,7 +85,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in (args[:args.index("--")] if "--" in args else args)
     try:
-        app = load_commands(_command_name(args))
+        name = _command_name(args)
+        only_version = name is None and "--version" in args and "--help" not in args
+        app = _common.app if only_version else load_commands(name)
         result = app(args=args, prog_name="servewise", standalone_mode=False)
     except ServewiseError as error:
         return render_error(error, as_json)
