@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from servewise.errors import ServewiseError
 from servewise.knowledge.accounting import EngineConstants, load_engine_constants
+from servewise.knowledge.engines import serving_engines
 from servewise.knowledge.flags import load_flag_table
 from servewise.versions import EngineVersion
 
@@ -65,7 +66,7 @@ def _lookup(table: EngineConstants, engine: str, name: str,
 def utilization_figures(engine: str | None, version: str | None = None) -> UtilizationFigures:
     """The default and the cap for ``engine`` (vLLM when unknown), at ``version`` when the
     log names one, else the entries that hold today."""
-    name = engine if engine in ("vllm", "sglang") else "vllm"
+    name = engine if engine in serving_engines() else "vllm"
     parsed: EngineVersion | None = None
     if version:
         try:
@@ -97,7 +98,7 @@ def _flag_values(engine: str | None, version: str | None = None) -> dict[str, st
     """``flag_<setting>`` → the flag ``engine`` (vLLM when unknown or another engine) spells
     it with at ``version``. A setting the engine lacks takes the engine's counterpart
     (SGLang's ``--mem-fraction-static`` for ``gpu_memory_utilization``), else vLLM's spelling."""
-    name = engine if engine in ("vllm", "sglang") else "vllm"
+    name = engine if engine in serving_engines() else "vllm"
     try:
         at = None if version is None else EngineVersion.coerce(version)
     except ServewiseError:

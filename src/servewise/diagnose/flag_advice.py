@@ -13,13 +13,15 @@ from collections.abc import Mapping
 
 from servewise.diagnose.result import FieldValue
 from servewise.errors import ServewiseError
+from servewise.knowledge.engines import display_name, serving_engines
 from servewise.knowledge.flags import FlagSpelling, FlagTable, Setting, load_flag_table
 from servewise.versions import EngineVersion
 
 __all__ = ["advise_flag", "flag_spelling"]
 
 _FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
-_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
+_NAMES = {engine: display_name(engine) for engine in serving_engines()}
+"""How people write each engine the flag table spells (``engines.toml``)."""
 
 
 def _range(spelling: FlagSpelling) -> str:

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from servewise.errors import UsageError
 from servewise.formats.redact import is_secret_name
 from servewise.knowledge import argv as argv_tools
-from servewise.knowledge.engines import engine_args, engine_of
+from servewise.knowledge.engines import engine_args, engine_of, serving_engines
 from servewise.recipes.k8s import render_lws
 from servewise.recipes.launches import (
     CONTAINER_MODEL_DIR,
@@ -99,7 +99,7 @@ def render(
         raise UsageError(f"unknown format {format!r}", expected=" | ".join(FORMATS),
                          hint="choose one of " + ", ".join(FORMATS))
 
-    if format in ("vllm", "sglang") and format != launch.engine:
+    if format in serving_engines() and format != launch.engine:
         raise UsageError(
             f"a {launch.engine} launch cannot be rendered as {format}",
             hint=f"use --format {launch.engine}, docker or k8s", found=format)
