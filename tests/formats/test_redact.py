@@ -76,3 +76,9 @@ def test_terminal_safe_removes_what_a_terminal_would_obey() -> None:
 def test_redaction_never_fails_and_is_stable(text: str) -> None:
     once = redact_text(text)
     assert redact_text(once) == once
+
+
+def test_a_field_called_key_names_a_key() -> None:
+    manifest = "secretKeyRef:\n  name: hf-token\n  key: token\n"
+    assert redact_text(manifest) == manifest
+    assert redact_text("OPENAI_API_KEY=sk-abc123") == "OPENAI_API_KEY=***"

@@ -97,3 +97,19 @@ def test_printed_errors_and_json_are_masked(capsys: pytest.CaptureFixture[str]) 
     captured = capsys.readouterr()
     no_secret(captured.out, captured.err)
     assert "u:***@host" in captured.err and '"HF_TOKEN": "***"' in captured.out
+
+
+@pytest.mark.parametrize("fmt", ["vllm", "markdown"])
+def test_check_prints_commands_with_secrets_masked(capsys: pytest.CaptureFixture[str],
+                                                   fmt: str) -> None:
+    run(["check", "llama-3.1-8b-instruct", "--gpu", "h100:1", "--format", fmt, "--",
+         "--api-key", "sk-proj-abcdefghijklmnop1234"])
+    out = capsys.readouterr().out
+    assert "--api-key" in out and "abcdefghijklmnop1234" not in out
+
+
+def test_launch_dry_run_prints_secrets_masked(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["launch", "--dry-run", "--", "vllm", "serve", "m", "--api-key",
+                "sk-proj-abcdefghijklmnop1234"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("vllm serve m --api-key") and "abcdefghijklmnop1234" not in out

@@ -78,6 +78,7 @@ def check(
     will fail (with what to change), 2 for bad input.
     """
     from servewise.check import FORMATS, CheckRequest, run_check
+    from servewise.formats.redact import redact_text
     from servewise.render.check import check_markdown, check_text
 
     formats = (*FORMATS, "markdown")
@@ -97,7 +98,7 @@ def check(
     if as_json:
         emit_json(data)
     elif output_format == "markdown":
-        sys.stdout.write(check_markdown(data))
+        sys.stdout.write(redact_text(check_markdown(data)))
     else:
-        sys.stdout.write(check_text(data, verbose=verbose))
+        sys.stdout.write(redact_text(check_text(data, verbose=verbose)))
     raise typer.Exit(report.exit_code)

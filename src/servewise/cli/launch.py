@@ -203,9 +203,10 @@ def launch(
         if as_json:
             emit_json(planned)
         else:
-            import shlex
+            from servewise.formats.redact import redact_argv
+            from servewise.recipes.launches import shell_join
 
-            sys.stdout.write(shlex.join(argv) + "\n")
+            sys.stdout.write(shell_join(redact_argv(argv)) + "\n")
         return
     store = open_store(False, "runs are not recorded")
     from servewise.launch.records import store_recorder

@@ -42,9 +42,11 @@ _SECRET_FLAG = re.compile(
     r"^--?(?:[a-z0-9]+[-_])*(?:api[-_]?key|token|password|passwd|secret|secret[-_]key|"
     r"access[-_]key|private[-_]key|auth)$", re.IGNORECASE)
 # An environment variable whose value is a secret: HF_TOKEN, OPENAI_API_KEY, DB_PASSWORD.
+# A field called `key` alone names a key (a Kubernetes secretKeyRef's `key: token`), not a
+# secret, so it is not one.
 _SECRET_NAME = re.compile(
     r"(?:^|_)(?:TOKEN|API_?KEY|SECRET|SECRET_KEY|PASSWORD|PASSWD|PASS|CREDENTIALS?|"
-    r"ACCESS_KEY|PRIVATE_KEY|AUTH|AUTHORIZATION|SESSION_KEY)(?:_|$)|^(?:KEY|APIKEY)$",
+    r"ACCESS_KEY|PRIVATE_KEY|AUTH|AUTHORIZATION|SESSION_KEY)(?:_|$)|^APIKEY$",
     re.IGNORECASE)
 _URL_USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]{0,30}://)"
                            r"(?P<user>[^\s/@:?#\"']*)(?::(?P<password>[^\s/@?#\"']*))?@")
