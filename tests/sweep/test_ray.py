@@ -27,6 +27,7 @@ import yaml
 
 from servewise.cli import run
 from support.engine import free_port
+from support.processes import alive  # a zombie is an engine that ended: not alive
 from support.sweeps import synthetic_command
 
 ray = pytest.importorskip("ray")
@@ -64,14 +65,6 @@ def cluster() -> Iterator[str]:
             os.killpg(head.pid, signal.SIGKILL)
         head.wait()
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
