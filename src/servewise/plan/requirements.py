@@ -18,11 +18,10 @@ Three kinds of requirement:
 from __future__ import annotations
 
 from dataclasses import fields, replace
-from typing import Any
 
 from servewise.errors import UsageError
 from servewise.knowledge.engines import display_name, serving_engines
-from servewise.knowledge.flags import FlagTable, load_flag_table
+from servewise.knowledge.flags import FlagTable, from_argv, load_flag_table
 from servewise.knowledge.model_rules import ModelRule, RuleViolation, model_rules_for
 from servewise.plan.model import ModelInfo
 from servewise.plan.startup import Settings
@@ -89,20 +88,10 @@ def choose_engine(engine: str | None, given: list[str]) -> tuple[str, list[str]]
 _PLANNED = frozenset(f.name for f in fields(Settings))
 
 
-def _planned_setting(rule: ModelRule, table: FlagTable) -> tuple[str, str] | None:
-    """The planner's setting a rule's flag sets, with the setting's kind, or None."""
+def _planned_setting(rule: ModelRule, table: FlagTable) -> str | None:
+    """The planner's setting a rule's flag sets, or None."""
     found = table.lookup(rule.engine, rule.flag)
-    if found is None or found[0].id not in _PLANNED:
-        return None
-    return found[0].id, found[0].kind
-
-
-def _value(kind: str, text: str) -> Any:
-    return int(text) if kind == "int" else float(text) if kind == "float" else text
-
-
-def _text(value: Any) -> str:
-    return str(value)
+    return found[0].id if found is not None and found[0].id in _PLANNED else None
 
 
 def apply_model_rules(model: ModelInfo, settings: Settings, given: frozenset[str]
@@ -121,19 +110,19 @@ def apply_model_rules(model: ModelInfo, settings: Settings, given: frozenset[str
         planned = _planned_setting(rule, table)
         if rule.kind != "require" or planned is None or not rule.values:
             continue
-        setting_id, kind = planned
-        current = getattr(settings, setting_id)
-        if rule.flag in given and current is not None and _text(current) not in rule.values:
+        current = getattr(settings, planned)
+        allowed = current is not None and str(current) in rule.values
+        if rule.flag in given and current is not None and not allowed:
             raise UsageError(
-                RuleViolation(rule, _text(current), "wrong value").message,
+                RuleViolation(rule, str(current), "wrong value").message,
                 hint=f"use {' '.join(rule.fix)}",
-                flag=rule.flag, found=_text(current), rule=rule.id)
-        if rule.flag in given:
+                flag=rule.flag, found=str(current), rule=rule.id)
+        if rule.flag in given or allowed:
             continue
-        fixed = rule.fix[-1] if len(rule.fix) >= 2 and rule.fix[0] == rule.flag else \
-            rule.values[0]
-        if current is None or current == "auto" or _text(current) not in rule.values:
-            settings = replace(settings, **{setting_id: _value(kind, fixed)})
+        # the fix read as the engine reads it (the one argv reader types the value)
+        fixed = getattr(from_argv(rule.engine, rule.fix, table=table), planned, None)
+        if fixed is not None:
+            settings = replace(settings, **{planned: fixed})
             notes.append(f"{model.ref} requires {rule.flag} {fixed} in "
                          f"{display_name(rule.engine)} ({rule.id}): planned with it; pass it "
                          "when you launch")
