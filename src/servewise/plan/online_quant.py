@@ -12,11 +12,11 @@ flag names its method. Other online methods are not modelled, and the plan says 
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+import math
+from dataclasses import replace
 
 from servewise.formats.checkpoint import WeightTensor
 from servewise.plan.model import ModelInfo
-from servewise.plan.weights import classify
 
 #: Online methods the planner models: the dtype each quantized linear weight becomes and
 #: its bytes per element.
@@ -28,10 +28,7 @@ _SCALE_BYTES = 4
 
 
 def _quantized(tensor: WeightTensor, dtype: str, width: int) -> WeightTensor:
-    elements = 1
-    for size in tensor.shape:
-        elements *= size
-    return replace(tensor, dtype=dtype, nbytes=elements * width + _SCALE_BYTES)
+    return replace(tensor, dtype=dtype, nbytes=math.prod(tensor.shape) * width + _SCALE_BYTES)
 
 
 def online_quantized(model: ModelInfo, method: str) -> tuple[ModelInfo, str]:
@@ -45,21 +42,18 @@ def online_quantized(model: ModelInfo, method: str) -> tuple[ModelInfo, str]:
     if method not in ONLINE:
         raise KeyError(method)
     dtype, width = ONLINE[method]
-    spec = model.spec
     tensors = []
     changed = 0
-    for tensor in model.tensors:
-        item = classify(tensor, spec)
+    for item in model.classified:  # the roles the planner already gave each tensor
+        tensor = item.tensor
         if (item.role in QUANTIZED_ROLES and tensor.dtype in _FLOATS
                 and len(tensor.shape) >= 2):
             tensors.append(_quantized(tensor, dtype, width))
             changed += tensor.count
         else:
             tensors.append(tensor)
-    values = {f.name: getattr(model, f.name) for f in fields(model)}
-    values["tensors"] = tuple(tensors)
     before = model.weights.total_bytes
-    quantized = ModelInfo(**values)
+    quantized = replace(model, tensors=tuple(tensors))
     after = quantized.weights.total_bytes
     return quantized, (f"--quantization {method}: {changed:,} linear weights quantized while "
                        f"loading ({before / 2**30:.1f} GiB on disk, {after / 2**30:.1f} GiB "
