@@ -301,10 +301,10 @@ def bench(
 def _rescue(result: BenchResult) -> str:
     """Where the finished run still is when ``--output`` failed: the store, a file in the
     cache folder, or (neither writable) the JSON printed on stdout."""
+    from servewise.folders import cache_folder
     from servewise.formats.redact import redact_data
-    from servewise.store import default_path
 
-    path = default_path().parent / "runs" / f"{result.run_id}.json"
+    path = cache_folder() / "runs" / f"{result.run_id}.json"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(redact_data(result.document), indent=2) + "\n")

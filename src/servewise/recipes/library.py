@@ -161,9 +161,9 @@ def _fingerprint(parts: Iterable[bytes]) -> str:
 def _cached(name: str, fingerprint: str, build: Callable[[], RecipeIndex]) -> RecipeIndex:
     """The index cached as ``NAME-FINGERPRINT.pickle`` in the cache folder, built when absent
     (a read-only cache folder: built every time)."""
-    from servewise.store import default_path
+    from servewise.folders import cache_folder
 
-    cache = default_path().parent / f"{name}-{fingerprint}.pickle"
+    cache = cache_folder() / f"{name}-{fingerprint}.pickle"
     failed = cache.with_suffix(".problems")
     with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, AttributeError,
                              TypeError, ValueError):
