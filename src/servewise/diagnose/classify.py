@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import ahocorasick_rs
 
@@ -28,6 +29,8 @@ from servewise.formats.logline import LogLine
 __all__ = ["Classifier", "Match"]
 
 _PATHS = re.compile(r"(?<!\S)[^\s/]*/\S*")
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
 """A word with a slash in it; anchored at the word's start so a long word without one costs
 one look, not one per character."""
 _ERROR_START = re.compile(
@@ -66,8 +69,10 @@ _BACKTRACE_LINE = re.compile(r"^\s*(?:frame #\d+: |Exception raised from \S+ at 
 _Hit = tuple[Signature, dict[str, FieldValue], str]
 """A rule's signature that matched, the fields it read, and the message it quotes ('' none)."""
 _HISTORY = 64
-_PATH_CACHE = 4096
-"""Paths whose engine is remembered (the same frames recur in every run of a long log)."""
+_MEMO = 4096
+"""Entries each of the classifier's memos keeps (paths and their engine, a text's paths and
+candidate rules, an event's phases): the same frames and messages recur in every run of a
+long log. A memo that fills is emptied and starts again."""
 _QUOTED_ERROR = re.compile(r"\b(?:[A-Za-z]\w*(?:Error|Exception)|[Ee]rror|[Ff]ailed|[Ff]ailure|"
                            r"[Ff]atal)\b")
 """What makes a message a wrapper quotes an error of its own (not 'see above')."""
@@ -150,6 +155,9 @@ class Classifier:
         self.paths: dict[str, int] = {}
         """Engines whose code the events' paths and frames name (``…/sglang/srt/…``)."""
         self._path_engines: dict[str, str | None] = {}
+        self._text_paths: dict[str, tuple[str, ...]] = {}
+        self._text_rules: dict[str, tuple[Rule, ...]] = {}
+        self._event_phases: dict[tuple[object, ...], tuple[str, ...]] = {}
         self.last_line: tuple[int, str] | None = None
         """The last non-empty line parsed (where a log without an error stops)."""
         self.milestone: tuple[int, str] | None = None
@@ -335,11 +343,19 @@ class Classifier:
 
     def phases_of(self, event: Event) -> tuple[str, ...]:
         """Phases the event itself names: its frames' functions, then its message."""
-        found: list[str] = []
-        functions = [frame.function for frame in event.frames]
+        functions = tuple(frame.function for frame in event.frames)
         innermost = event.frames[-1].path if event.frames else None
-        built = [frame.path for frame in event.frames if frame.function == "__init__"]
-        message = _PATHS.sub(" ", event.text)
+        built = tuple(frame.path for frame in event.frames if frame.function == "__init__")
+        key = (functions, innermost, built, event.text)
+        known = self._event_phases.get(key)
+        if known is None:
+            known = self._phases(functions, innermost, built, _PATHS.sub(" ", event.text))
+            _remember(self._event_phases, key, known)
+        return known
+
+    def _phases(self, functions: tuple[str, ...], innermost: str | None,
+                built: tuple[str, ...], message: str) -> tuple[str, ...]:
+        found: list[str] = []
         for phase in self.rules.tables.phases:
             if any(p.search(f) for p in phase.functions for f in functions) or any(
                 p.search(message) for p in phase.messages
@@ -432,12 +448,15 @@ class Classifier:
         if not event.frames and "/" not in event.text:
             return
         named: set[str] = set()
-        for path in (*(frame.path for frame in event.frames), *paths_in(event.text)):
+        named_paths = self._text_paths.get(event.text)
+        if named_paths is None:
+            named_paths = tuple(paths_in(event.text))
+            _remember(self._text_paths, event.text, named_paths)
+        for path in (*(frame.path for frame in event.frames), *named_paths):
             if path not in self._path_engines:
-                if len(self._path_engines) >= _PATH_CACHE:
-                    self._path_engines.clear()
                 found = attribute_path(path, self.rules.tables, include_generic=True)
-                self._path_engines[path] = found[0].engine if found is not None else None
+                _remember(self._path_engines, path,
+                          found[0].engine if found is not None else None)
             engine = self._path_engines[path]
             if engine:
                 named.add(engine)
@@ -452,15 +471,19 @@ class Classifier:
         return tuple(phase.id for phase in self.rules.tables.phases
                      if any(pattern.search(method) for pattern in phase.functions))
 
-    def _candidates(self, text: str) -> list[Rule]:
+    def _candidates(self, text: str) -> tuple[Rule, ...]:
         """The rules one of whose keywords is in ``text``, in rule order."""
-        found = {id(self._word_rules[i]): self._word_rules[i]
-                 for i, _, _ in self._rule_automaton.find_matches_as_indexes(
-                     text, overlapping=True)}
-        return sorted(found.values(), key=lambda rule: self._order[rule.id])
+        known = self._text_rules.get(text)
+        if known is None:
+            found = {id(self._word_rules[i]): self._word_rules[i]
+                     for i, _, _ in self._rule_automaton.find_matches_as_indexes(
+                         text, overlapping=True)}
+            known = tuple(sorted(found.values(), key=lambda rule: self._order[rule.id]))
+            _remember(self._text_rules, text, known)
+        return known
 
     def _cause(self, event: Event, *, text: str, implied: tuple[str, ...], run: int,
-               candidates: list[Rule] | None = None) -> Match | None:
+               candidates: tuple[Rule, ...] | None = None) -> Match | None:
         rules = [rule for rule in (candidates if candidates is not None
                                    else self._candidates(text))
                  if rule.kind in ("cause", "symptom") and not (
@@ -601,3 +624,10 @@ def _only_backtrace(text: str) -> bool:
 def engine_name(spec: str) -> str:
     """``vllm<0.8`` → ``vllm``."""
     return re.split(r"[<>=!]", spec, maxsplit=1)[0]
+
+
+def _remember(memo: dict[_Key, _Value], key: _Key, value: _Value) -> None:
+    """Keep ``value`` for ``key`` in a bounded memo (emptied when it holds :data:`_MEMO`)."""
+    if len(memo) >= _MEMO:
+        memo.clear()
+    memo[key] = value
