@@ -16,6 +16,7 @@ from servewise.knowledge.patterns import (
     name_key,
     normalize_package,
     required_literal,
+    required_literals,
     tails,
 )
 
@@ -94,3 +95,39 @@ def test_a_text_without_the_required_literal_never_matches(parts: list[str], tex
     literal = required_literal(pattern)
     if re.search(pattern, text) is not None:
         assert literal in text
+
+
+@pytest.mark.parametrize(("pattern", "literals"), [
+    ("Can't load tokenizer|Failed to load the tokenizer",
+     ("Can't load tokenizer", "Failed to load the tokenizer")),
+    ("(?:CUDA out of memory|OutOfMemoryError): x", ("CUDA out of memory", "OutOfMemoryError")),
+    (r"(?P<call>ibv_reg_mr|ibv_get) failed|ibv_open", (" failed", "ibv_open")),
+    (r"(?P<call>ibv_reg_mr|ibv_get)\d|ibv_open", ("ibv_", "ibv_open")),
+    (r"a long literal|\d", ()),  # a branch with no literal of its own: no shortcut
+    ("(?i)Error one|Error two", ()),  # case ignored: literals mean nothing
+    ("(?i:abcd)|efgh", ()),
+    ("prefix (?:a|b) words", ("prefix ",)),  # one run long enough is enough
+    ("ab|cd", ("ab", "cd")),
+])
+def test_required_literals(pattern: str, literals: tuple[str, ...]) -> None:
+    assert required_literals(pattern) == literals
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["ab", "c", "dd", r"\d", "(?:x|yy)", "(?:zz)?", "[pq]",
+                                          "e+", "(?:fg|hi)", r"\.", " "]),
+                         min_size=1, max_size=4), min_size=1, max_size=4),
+       st.text(alphabet="abcdxyzpqefghi. 0123", max_size=30))
+def test_a_text_without_any_required_literal_never_matches(branches: list[list[str]],
+                                                           text: str) -> None:
+    """The shortcut for an alternation (none of its branches' literals, no regex) never skips
+    a real match."""
+    pattern = "|".join("".join(parts) for parts in branches)
+    literals = required_literals(pattern)
+    if literals and re.search(pattern, text) is not None:
+        assert any(literal in text for literal in literals)
+    if len(branches) > 1:
+        grouped = f"q(?:{pattern})q"
+        found = required_literals(grouped)
+        if found and re.search(grouped, text) is not None:
+            assert any(literal in text for literal in found)

@@ -25,6 +25,7 @@ from servewise.diagnose.ruleset import Rule, RuleSet, Signature
 from servewise.diagnose.tables import Fact
 from servewise.formats.logevents import Event
 from servewise.formats.logline import LogLine
+from servewise.knowledge.patterns import required_literal
 
 __all__ = ["Classifier", "Match"]
 
@@ -137,6 +138,10 @@ class Classifier:
                 words.append(marker)
         self._line_automaton = ahocorasick_rs.AhoCorasick(words)
         self._serving = next((p for p in tables.phases if p.id == "serving"), None)
+        # Each phase's message patterns with the literal every match holds: a long message
+        # (a config dump) is searched only by the patterns whose literal it contains.
+        self._phase_messages = tuple(
+            (phase, tuple((p, _literal(p)) for p in phase.messages)) for phase in tables.phases)
         self._matching = rules.by_kind("wrapper", "noise")
         self._causes = (*rules.by_kind("cause", "symptom"), *rules.signal_rules)
         rule_words: list[str] = []
@@ -356,9 +361,10 @@ class Classifier:
     def _phases(self, functions: tuple[str, ...], innermost: str | None,
                 built: tuple[str, ...], message: str) -> tuple[str, ...]:
         found: list[str] = []
-        for phase in self.rules.tables.phases:
+        for phase, messages in self._phase_messages:
             if any(p.search(f) for p in phase.functions for f in functions) or any(
-                p.search(message) for p in phase.messages
+                literal in message and p.search(message) is not None
+                for p, literal in messages
             ) or (innermost is not None and any(p.search(innermost) for p in phase.innermost)
                   ) or any(p.search(path) for p in phase.builders for path in built):
                 found.append(phase.id)
@@ -545,6 +551,9 @@ class Classifier:
         for signature in rule.signatures:
             if signature.required and signature.required not in text:
                 continue  # a literal every match holds is missing: the regex cannot match
+            if signature.required_any and not any(word in text
+                                                  for word in signature.required_any):
+                continue  # none of an alternation's literals is there
             found = signature.pattern.search(text)
             if found is None:
                 continue
@@ -631,3 +640,9 @@ def _remember(memo: dict[_Key, _Value], key: _Key, value: _Value) -> None:
     if len(memo) >= _MEMO:
         memo.clear()
     memo[key] = value
+
+
+def _literal(pattern: re.Pattern[str]) -> str:
+    """The literal every match of ``pattern`` contains ('' when none is known, or when the
+    pattern ignores case)."""
+    return "" if pattern.flags & re.IGNORECASE else required_literal(pattern.pattern)

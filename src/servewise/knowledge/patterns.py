@@ -205,6 +205,52 @@ def required_literal(pattern: str) -> str:
     return max(runs, key=len)
 
 
+def required_literals(pattern: str) -> tuple[str, ...]:
+    """Literal texts of which every match of ``pattern`` contains at least one (``()`` when
+    none is known): the longest literal run every match holds, or, where that is short and
+    the pattern is an alternation (``a|b|c``, at its top level or in a group every match goes
+    through), one such literal per branch. A text that holds none of them cannot match.
+
+    Read from Python's own parse of the pattern, like :func:`required_literal`.
+    """
+    try:
+        from re import _constants, _parser  # type: ignore[attr-defined]
+
+        parsed = _parser.parse(pattern)
+        if parsed.state.flags & re.IGNORECASE:
+            return ()
+        return _needs(list(parsed), _constants)
+    except Exception:  # an internal module: without it, no literal and no shortcut
+        return ()
+
+
+_ENOUGH = 4
+"""A literal run this long is worth checking on its own, before looking into alternations."""
+
+
+def _needs(items: list[Any], constants: Any) -> tuple[str, ...]:
+    runs: list[str] = [""]
+    _literal_runs(items, runs, constants)
+    best = max(runs, key=len)
+    if len(best) >= _ENOUGH:
+        return (best,)
+    for op, value in items:
+        options: list[str] = []
+        if op is constants.BRANCH:
+            for branch in value[1]:
+                need = _needs(list(branch), constants)
+                if not need:
+                    break
+                options.extend(need)
+            else:
+                return tuple(dict.fromkeys(options))
+        elif op is constants.SUBPATTERN and not value[1] & re.IGNORECASE:
+            need = _needs(list(value[3]), constants)
+            if len(need) > 1 or (need and len(need[0]) > len(best)):
+                return need
+    return (best,) if best else ()
+
+
 def _literal_runs(items: list[Any], runs: list[str], constants: Any) -> None:
     for op, value in items:
         if op is constants.LITERAL:
