@@ -66,7 +66,8 @@ def diagnose_log(
 ) -> None:
     """Diagnose one log: the root cause, its evidence, the fix."""
     from servewise.diagnose import new_scanner
-    from servewise.sources.logs import follow_chunks, log_chunks
+    from servewise.diagnose.pipeline import feed_log
+    from servewise.sources.logs import follow_chunks, log_chunks, log_size
 
     as_json = errors_as_json(ctx, as_json or output == "json")
     if output not in ("text", "json", "markdown"):
@@ -83,11 +84,12 @@ def diagnose_log(
             return idle_timeout is not None and idle >= idle_timeout
 
         chunks = follow_chunks(file, should_stop)
+        size = None
     else:
         chunks = log_chunks(file)
+        size = log_size(file)
     try:
-        for chunk in chunks:
-            scanner.feed(chunk)
+        feed_log(scanner, chunks, size)  # a large file is read on a second core
     except KeyboardInterrupt:
         say("note", "dim", "interrupted: diagnosing what was read so far")
     finally:

@@ -31,7 +31,7 @@ from servewise.diagnose.ruleset import RuleSet
 from servewise.diagnose.select import Collector
 from servewise.errors import LogInputError
 from servewise.formats.logevents import Event, EventAssembler, looks_like_exception
-from servewise.formats.logline import parse_line
+from servewise.formats.logline import LogLine, parse_line
 from servewise.formats.logorder import in_log_order
 from servewise.formats.logwrap import unwrapped
 
@@ -179,6 +179,10 @@ class LogScanner:
         """Whether a failure (cause, error or wrapper) has been seen so far."""
         self.parsed_lines = 0
         """Physical lines decoded and parsed (the rest were only counted)."""
+        # Where parsed lines and assembled events go: the classifier here; a relay to another
+        # process when the reading runs there (:mod:`servewise.diagnose.pipeline`).
+        self._take_line: Callable[[LogLine], None] = self._classifier.line
+        self._take_event: Callable[[Event], None] = self._event
 
     # -- input -------------------------------------------------------------------
 
@@ -242,17 +246,21 @@ class LogScanner:
                 again._reread = True
                 again.feed(ordered.encode())
                 return again.finish()
-        if self._pending:
-            last = self._pending + b"\n"
-            self._pending = b""
-            self._scan(last, 0, len(last))
-        for event in self._assembler.finish():
-            self._event(event)
+        self._drain()
         if self._bytes == 0:
             raise LogInputError("the log is empty", expected="an engine log", found="0 bytes",
                                 hint="pass the file the engine wrote, or pipe its output into "
                                 "`servewise diagnose -`")
         return self._result(ended=True)
+
+    def _drain(self) -> None:
+        """Parse the last line if it had no newline, and close the events still open."""
+        if self._pending:
+            last = self._pending + b"\n"
+            self._pending = b""
+            self._scan(last, 0, len(last))
+        for event in self._assembler.finish():
+            self._take_event(event)
 
     def close_open_event(self) -> None:
         """Classify an event still open (an exception whose last lines may yet come).
@@ -276,6 +284,17 @@ class LogScanner:
     def lines(self) -> int:
         """Physical lines read so far."""
         return self._lines
+
+    @property
+    def size(self) -> int:
+        """Bytes read so far."""
+        return self._bytes
+
+    def _adopt(self, *, lines: int, parsed: int, size: int, head: list[bytes]) -> None:
+        """Take the counts (and a small log's bytes) of a scanner that did the reading
+        elsewhere (the pipeline's)."""
+        self._lines, self.parsed_lines, self._bytes = lines, parsed, size
+        self._head = head
 
     # -- scanning ----------------------------------------------------------------
 
@@ -333,7 +352,7 @@ class LogScanner:
                     ring = b""
                 elif line != self._parsed_line + 1:
                     for event in self._assembler.flush():
-                        self._event(event)
+                        self._take_event(event)
                 self._budget = AFTER_LINES
             if pos >= hi:
                 break
@@ -363,7 +382,7 @@ class LogScanner:
         first = next_line - len(lines)
         if first != self._parsed_line + 1:
             for event in self._assembler.flush():
-                self._event(event)
+                self._take_event(event)
         for offset, raw in enumerate(lines):
             self._parse(raw, first + offset)
         self._parsed_line = next_line - 1
@@ -377,11 +396,11 @@ class LogScanner:
         if self._indent and raw.startswith(self._indent):
             raw = raw[len(self._indent):]  # a paste indented as a whole (a markdown block)
         text = _clip_raw(raw).decode("utf-8", "replace")
-        classifier = self._classifier
+        take_line, take_event = self._take_line, self._take_event
         for logline in parse_line(text, number):
-            classifier.line(logline)
+            take_line(logline)
             for event in self._assembler.feed(logline):
-                self._event(event)
+                take_event(event)
 
     def _event(self, event: Event) -> None:
         match = self._classifier.classify(event)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -33,7 +33,24 @@ def file_chunks(path: str, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
             hint="check the path and its permissions",
             path=path,
         ) from None
-    return _chunks_of(handle, path, chunk_size)
+    return _FileChunks(handle, path, chunk_size)
+
+
+class _FileChunks(Iterator[bytes]):
+    """A file's chunks; :meth:`close` closes the file even when no chunk was taken (a
+    generator that never started would leave it to the garbage collector)."""
+
+    def __init__(self, handle: BinaryIO, path: str, chunk_size: int) -> None:
+        self._handle = handle
+        self._chunks = _chunks_of(handle, path, chunk_size)
+
+    def __next__(self) -> bytes:
+        return next(self._chunks)
+
+    def close(self) -> None:
+        """Stop reading and close the file."""
+        self._chunks.close()
+        self._handle.close()
 
 
 @dataclass(frozen=True)
@@ -47,7 +64,7 @@ class FileReader:
         return file_chunks(self.path, chunk_size)
 
 
-def _chunks_of(handle: BinaryIO, path: str, chunk_size: int) -> Iterator[bytes]:
+def _chunks_of(handle: BinaryIO, path: str, chunk_size: int) -> Generator[bytes, None, None]:
     # The first read is tiny: a reader that decides from the magic alone whether a file can
     # hold GPU code stops there, whatever the file's size.
     size = min(chunk_size, PREFIX_BYTES)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import select
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -44,6 +45,18 @@ def log_chunks(ref: str, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
     if ref == "-":
         return _stream_chunks(sys.stdin.buffer, chunk_size)
     return file_chunks(str(_check_file(ref)), chunk_size)
+
+
+def log_size(ref: str) -> int | None:
+    """The size of the log ``ref`` when it is a regular file; None for standard input, a
+    pipe or anything else whose size is not known before it is read."""
+    if ref == "-":
+        return None
+    try:
+        status = Path(ref).expanduser().stat()
+    except OSError:
+        return None
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
 
 
 def _stream_chunks(stream: BinaryIO, chunk_size: int) -> Iterator[bytes]:
