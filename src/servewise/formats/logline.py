@@ -482,6 +482,24 @@ def _strip_one(text: str, meta: _Meta) -> str:
 
 def _take_process(match: re.Match[str], meta: _Meta) -> None:
     """A ``(Name pid=N)`` tag; the innermost tag of nested Ray prefixes wins."""
+    tag = match[0]
+    known = _TAGS.get(tag)
+    if known is None:
+        known = _read_tag(match)
+        if len(_TAGS) >= _TAG_MEMO:
+            _TAGS.clear()
+        _TAGS[tag] = known
+    meta.role, meta.ranks, meta.pid, meta.process = known
+    meta.source = meta.source or "vllm"
+
+
+_TAG_MEMO = 1024
+"""Process tags whose reading is remembered: a log repeats the same few on every line."""
+_TAGS: dict[str, tuple[str, tuple[tuple[str, int], ...], int, str]] = {}
+
+
+def _read_tag(match: re.Match[str]) -> tuple[str, tuple[tuple[str, int], ...], int, str]:
+    """The role, ranks, pid and label a ``(Name pid=N)`` tag says."""
     name = match["name"]
     ranks = [(key.lower(), int(value)) for key, value in _NAME_RANKS.findall(name)]
     role = _NAME_RANKS.sub("", name).rstrip("_-")
@@ -491,11 +509,9 @@ def _take_process(match: re.Match[str], meta: _Meta) -> None:
         ranks = [("dp", int(index[1]))] if role == "EngineCore" else [("index", int(index[1]))]
     if match["rank"] is not None:
         ranks.append(("rank", int(match["rank"])))
-    meta.role = role or name
-    meta.ranks = tuple(ranks)
-    meta.pid = int(match["pid"])
-    meta.process = process_label(meta.role, meta.ranks, meta.pid)
-    meta.source = meta.source or "vllm"
+    role = role or name
+    pid = int(match["pid"])
+    return role, tuple(ranks), pid, process_label(role, tuple(ranks), pid)
 
 
 def _sglang(match: re.Match[str], meta: _Meta) -> None:
