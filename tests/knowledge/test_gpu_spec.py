@@ -34,8 +34,12 @@ def test_sizes() -> None:
     assert parse_size("97887MiB") == 97887 * 2**20
     assert parse_size("96GB") == 96 * 10**9
     assert parse_size("1.5") == int(1.5 * 2**30)
+    assert parse_size("1.5TiB") == int(1.5 * 2**40)  # a CPU pool or a GB200 node's memory
+    assert parse_size("2TB") == 2 * 10**12
     with pytest.raises(UsageError):
         parse_size("lots")
+    with pytest.raises(UsageError, match="64 TiB"):
+        parse_size("65TiB")
 
 
 def test_cpu_needs_its_pool() -> None:

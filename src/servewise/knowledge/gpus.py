@@ -397,8 +397,9 @@ def load_gpu_catalog(user_dir: Path | None = None) -> GpuCatalog:
 
 # --- What ``--gpu NAME[:COUNT]`` names: the one GPU type every operation takes -------------
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(gib|gb|mib|mb|b)?\s*$", re.IGNORECASE)
-_UNITS = {"gib": 2**30, "gb": 10**9, "mib": 2**20, "mb": 10**6, "b": 1, None: 2**30}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(tib|tb|gib|gb|mib|mb|b)?\s*$", re.IGNORECASE)
+_UNITS = {"tib": 2**40, "tb": 10**12, "gib": 2**30, "gb": 10**9, "mib": 2**20, "mb": 10**6,
+          "b": 1, None: 2**30}
 _COUNT_HINT = (
     "give NAME or NAME:COUNT, e.g. h200:8 or rtx-pro-6000:2 (COUNT GPUs per node, at least 1)"
 )
@@ -410,11 +411,12 @@ MAX_GPUS_PER_NODE = 72
 MAX_DEVICE_BYTES = 2**46
 #: The least: 1 MiB (0 would divide by zero, and no engine starts on less).
 MIN_DEVICE_BYTES = 2**20
-_SIZE_HINT = "give a size such as 95.59GiB, 97887MiB, 96GB or a number of bytes with B"
+_SIZE_HINT = "give a size such as 95.59GiB, 97887MiB, 96GB, 1.5TiB or a number of bytes with B"
 
 
 def parse_size(text: str, what: str = "memory") -> int:
-    """``96GB`` → 96·10⁹ bytes, ``97887MiB`` and ``95.59GiB`` → bytes; a bare number is GiB.
+    """``96GB`` → 96·10⁹ bytes, ``97887MiB``, ``95.59GiB`` and ``1.5TiB`` → bytes; a bare
+    number is GiB.
 
     A size under 1 MiB or over 64 TiB is a :class:`UsageError` saying what is expected.
     """
