@@ -18,7 +18,8 @@ def test_sglang_flags_given_to_vllm_get_vllm_spellings() -> None:
     root = _root("usage: vllm serve [model_tag] [options]\n"
                  "vllm serve: error: unrecognized arguments: --context-length 32768 "
                  "--mem-fraction-static 0.9\n")
-    assert root.library == "vllm-config"
+    # vLLM's command line refusing an argument is its front end's (as the corpus labels it).
+    assert root.library == "vllm-frontend"
     advice = root.fix.steps[0]
     assert "--context-length is SGLang's flag; vLLM spells it --max-model-len." in advice
     assert "vLLM spells it --gpu-memory-utilization (its counterpart setting)" in advice

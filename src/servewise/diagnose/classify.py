@@ -38,11 +38,14 @@ _ERROR_START = re.compile(
     r"(?:terminate called after throwing|Segmentation fault|Aborted|Fatal Python error|"
     r"\*\*\* .*(?:signal|SIG\w+)|.*\bAssertion [`'\"].*[`'\"] failed|(?:CUDA|HIP) error: |"
     r"\S+:\d+: GGML_ASSERT\(.*\) failed|\S+/fattn[\w-]*\.cuh?:\d+: fatal error$|"
-    r"(?:\w+: )?couldn't bind (?:to server socket|HTTP server socket))")
+    r"(?:\w+: )?couldn't bind (?:to server socket|HTTP server socket)|Failed, NCCL error |"
+    r"\[TM\]\[(?:ERROR|FATAL)\] )")
 """Errors by their start; a bare ``CUDA error: …`` too (a C++ check's). ggml's bare ``fatal
 error`` names what failed in its flash-attention code (no kernel for the case), where nothing
 is printed before it (elsewhere, as after ``CUDA error``, the lines above say what). A llama.cpp
-(or llamafile) server that cannot bind its socket says so without a level, then exits."""
+(or llamafile) server that cannot bind its socket says so without a level, then exits. A C++
+check's own format names an error too: TensorRT-LLM's NCCLCHECK (``Failed, NCCL error FILE:LINE
+'MESSAGE'``) and lmdeploy TurboMind's logger (``[TM][ERROR] ...``)."""
 _FATAL = re.compile(r"\b(?:fatal|FATAL) ?(?:error)?:")
 _TERMINATE = "terminate called after throwing an instance of"
 

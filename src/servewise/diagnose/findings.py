@@ -440,8 +440,16 @@ class Builder:
         values["wrappers"] = [w.rule.name for w in self.data.wrappers if w.rule is not None]
         fix, _ = self._fix(rule, values)
         distinct = {w.rule.id for w in self.data.wrappers if w.rule is not None}
-        evidence = tuple(EvidenceLine(w.event.match_line, first_text(w), w.event.process, "wrapper")
-                         for w in self.data.wrappers[:MAX_EVIDENCE])
+        cited: list[EvidenceLine] = []
+        for w in self.data.wrappers[:MAX_EVIDENCE]:
+            cited.append(EvidenceLine(w.event.match_line, first_text(w), w.event.process,
+                                      "wrapper"))
+            if w.rule is None and w.event.last_line > w.event.match_line:
+                # A traceback cut before its exception: where the paste stops is the place the
+                # error would have been.
+                end = w.event.text.rstrip().rsplit("\n", 1)[-1].strip()[:TEXT_LIMIT]
+                cited.append(EvidenceLine(w.event.last_line, end, w.event.process, "context"))
+        evidence = tuple(cited)
         return Finding(
             category="root_cause_missing", kind="fallback", library=None, layer="unknown",
             rule=rule.id, rule_name=rule.name, summary=rule.summary,

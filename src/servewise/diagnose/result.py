@@ -40,7 +40,9 @@ class EvidenceLine:
     role: str
     """``match`` (the line the rule matched), ``quoted`` (the cause as a wrapper quotes it),
     ``frame`` (the traceback frame that names the culprit), ``wrapper`` (a wrapper or
-    consequence line), ``context`` (a line a value was read from)."""
+    consequence line), ``context`` (a line a value was read from, the error-like line just
+    above the match that starts the same failure, or where a traceback cut before its exception
+    stops)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""

@@ -23,8 +23,8 @@ from collections import OrderedDict
 from dataclasses import replace
 
 from servewise.diagnose.classify import Classifier, Match
-from servewise.diagnose.findings import Aggregate, Builder, RunData
-from servewise.diagnose.result import Diagnosis, Finding
+from servewise.diagnose.findings import Aggregate, Builder, RunData, first_text
+from servewise.diagnose.result import Diagnosis, EvidenceLine, Finding
 from servewise.diagnose.ruleset import RuleSet
 from servewise.diagnose.triage import with_triage
 
@@ -42,6 +42,24 @@ def _tier(match: Match) -> int:
                                                                    "fatal"):
         return 0
     return 1
+
+
+_CAUGHT = re.compile(r"\b[Ff]ailed to import [^\n]{1,120}? with [A-Z]\w*(?:Error|Exception)\(")
+"""A failed import the engine caught and logged as a warning, quoting the exception (vLLM's
+'Failed to import from vllm._C with ImportError(...)')."""
+_IMPORT_FAILED = re.compile(r"(?:^|\.)(?:ImportError|ModuleNotFoundError)$")
+
+
+def _import_chain(causes: list[Aggregate], best: Aggregate) -> Aggregate:
+    """A warning's caught import failure above an import error is that error's cause: the
+    package's own import broke first (an extension that does not load), and what failed to
+    import after it is the consequence. Not when the run went on past its imports (an error of
+    another kind later is its own failure)."""
+    if _IMPORT_FAILED.search(best.first.event.exception or "") is None:
+        return best
+    caught = [a for a in causes if a.tier > best.tier and a.first_line < best.first_line
+              and _CAUGHT.search(a.first.event.text) is not None]
+    return min(caught, key=lambda a: a.first_line) if caught else best
 
 
 _ERRORISH = re.compile(r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ee]xception|[Ff]atal|FATAL|"
@@ -183,7 +201,7 @@ class Collector:
                                                         key=lambda a: a.first_line)]
         root: Finding | None = None
         if causes:
-            best = min(causes, key=lambda a: (a.tier, a.first_line))
+            best = _import_chain(causes, min(causes, key=lambda a: (a.tier, a.first_line)))
             # A more specific cause a few lines below, in the same message block, says what
             # the first one only named (NCCL's 'unhandled system error', then its 'Last
             # error:' line): the first rule defers to it.
@@ -192,9 +210,15 @@ class Collector:
             if deferred:
                 best = min(deferred, key=lambda a: a.first_line)
             root = next(f for f in findings if f.rule == best.rule.id)
+            lead = _lead_in(data.hints, best)
+            if lead is not None:
+                cited = replace(root, evidence=(root.evidence[0], lead, *root.evidence[1:]))
+                findings = [cited if f is root else f for f in findings]
+                root = cited
         elif symptoms:
             best = min(symptoms, key=lambda a: (a.tier, a.first_line))
-            earlier = [e for e in errors if e.event.match_line < best.first_line]
+            earlier = [e for e in errors if e.event.match_line < best.first_line
+                       and not _announces(e)]
             if earlier:
                 root = builder.unknown(earlier[0], data.error_count)
                 findings.insert(0, root)
@@ -209,6 +233,34 @@ class Collector:
         findings.extend(request_findings)
         return Diagnosis(root, tuple(findings), lines=lines,
                          engine=classifier.engine(), runs=classifier.run_count)
+
+
+LEAD_LINES = 2
+"""How far above a cause an error-like line of the same process still starts the same failure."""
+
+
+def _lead_in(hints: list[Match], best: Aggregate) -> EvidenceLine | None:
+    """An error-like line no rule names, written by the same process just above the cause's
+    line: the first record of the same failure (ggml's ``cudaMalloc failed: out of memory``
+    above the loader's ``unable to allocate CUDA0 buffer``), cited with it."""
+    first = best.first.event
+    for hint in hints:
+        gap = best.first_line - hint.event.match_line
+        if 0 < gap <= LEAD_LINES and hint.event.process == first.process:
+            return EvidenceLine(hint.event.match_line, first_text(hint), hint.event.process,
+                                "context")
+    return None
+
+
+_HEADER = re.compile(r"(?:^|\.|\s)ValidationError: \d+ validation errors? for [\w.]+\s*$")
+"""An exception line that only announces the errors listed below it (pydantic's ``1 validation
+error for ModelConfig``): what it validated is the next lines' message."""
+
+
+def _announces(error: Match) -> bool:
+    """Whether ``error`` is only a header whose detail was logged below it as its own event
+    (a paste that kept the detail's process prefix and lost the header's)."""
+    return _HEADER.search(error.event.text.strip()) is not None
 
 
 def _distinct(errors: list[Match], others: list[Match] | None = None) -> list[Match]:
