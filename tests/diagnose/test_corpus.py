@@ -20,7 +20,10 @@ CORPUS = load_corpus()
 # (category right, library right, answered) reached, per part, out of its size.
 # write: 461 -> 460 when KRN009 stopped naming an unspecified launch failure (cuda-719) an illegal
 # memory access (llama.cpp-8117 is labelled one; two others are not).
-FLOORS = {"write": (460, 441, 496), "measure": (200, 185, 298)}
+# Rounds 18 and 19's lessons: write 460 -> 461 and 441 -> 442, measure 200 -> 202 and 185 -> 188
+# (torch's device context placing an OOM in weight loading, vLLM's argparse as its front end,
+# libcuda.so.1 missing as the host's, not Triton's).
+FLOORS = {"write": (461, 442, 496), "measure": (202, 188, 298)}
 SIZES = {"write": 496, "measure": 298}
 
 
@@ -100,8 +103,9 @@ def test_the_second_labelling_covers_the_measure_part_with_known_labels() -> Non
     assert all(label.library.strip() for label in second.values())
 
 
-FRESH_FLOORS = {13: (19, 24, 18, 24), 14: (16, 16, 12, 19), 15: (9, 6, 7, 10),
-                16: (18, 17, 13, 18), 17: (14, 13, 9, 14)}
+FRESH_FLOORS = {13: (19, 24, 18, 24), 14: (17, 16, 13, 19), 15: (9, 7, 7, 11),
+                16: (18, 17, 13, 19), 17: (14, 14, 9, 15), 18: (15, 16, 12, 17),
+                19: (14, 16, 12, 16)}
 """Fresh rounds (gathered after the rules were frozen, issue 31): category right, library right,
 right when a category was named, root line cited; each reached after the round was measured
 and may not drop."""
