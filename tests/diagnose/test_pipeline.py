@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,11 +64,18 @@ def test_a_binary_log_is_refused_as_in_one_process() -> None:
     assert refused.value.hint and refused.value.fields["found"] == "binary data"
 
 
-def test_only_a_large_regular_file_is_read_on_two_cores() -> None:
+def test_only_a_large_regular_file_with_a_core_to_spare_is_read_on_two_cores(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda _: {0, 1})
+    monkeypatch.setattr(pipeline.os, "getloadavg", lambda: (0.4, 0.5, 0.5))
     assert not parallel_possible(None)  # standard input, a pipe
     assert not parallel_possible(pipeline.PARALLEL_BYTES - 1)
-    assert parallel_possible(pipeline.PARALLEL_BYTES) == (
-        (os.cpu_count() or 1) > 1)
+    assert parallel_possible(pipeline.PARALLEL_BYTES)
+    monkeypatch.setattr(pipeline.os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    assert not parallel_possible(pipeline.PARALLEL_BYTES)  # no core to spare
+    monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda _: {0})
+    monkeypatch.setattr(pipeline.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert not parallel_possible(pipeline.PARALLEL_BYTES)  # one CPU
 
 
 def test_feed_log_below_the_threshold_reads_in_this_process(monkeypatch: pytest.MonkeyPatch
@@ -98,7 +104,7 @@ def test_the_command_reads_a_large_file_on_two_cores(monkeypatch: pytest.MonkeyP
     first = CliRunner().invoke(app, ["diagnose", str(log), "--json"])
     monkeypatch.setattr(pipeline, "PARALLEL_BYTES", 1)
     monkeypatch.setattr(pipeline, "feed_in_parallel", counted)
-    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.setattr(pipeline, "_spare_cores", lambda: 2.0)
     second = CliRunner().invoke(app, ["diagnose", str(log), "--json"])
     assert calls == [1]
     assert second.exit_code == first.exit_code == 1

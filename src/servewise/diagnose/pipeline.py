@@ -11,7 +11,8 @@ events, in log order, to the parent; the parent replays them into its own classi
 as the one-process scanner would have, so the diagnosis is the same (the tests check it).
 
 It is used only where it pays and is safe: a regular file of at least
-:data:`PARALLEL_BYTES`, on Linux (``fork``), with more than one CPU. Memory stays bounded: the
+:data:`PARALLEL_BYTES`, on Linux (``fork``), with a core to spare (on a busy machine two
+processes share one core's time and lose by the hand-over). Memory stays bounded: the
 pipe holds at most a few batches, each the product of one chunk.
 """
 
@@ -39,9 +40,24 @@ than it saves)."""
 
 
 def parallel_possible(size: int | None) -> bool:
-    """Whether a log of ``size`` bytes (None: unknown, as a pipe's) is read on two cores."""
-    return (size is not None and size >= PARALLEL_BYTES and sys.platform == "linux"
-            and (os.cpu_count() or 1) > 1)
+    """Whether a log of ``size`` bytes (None: unknown, as a pipe's) is read on two cores: a
+    large regular file, on Linux, with a core to spare (the CPUs this process may run on, less
+    the load of the last minute). On a machine already busy, two processes would only share one
+    core's time and pay for the hand-over."""
+    if size is None or size < PARALLEL_BYTES or sys.platform != "linux":
+        return False
+    return _spare_cores() >= 1.0
+
+
+def _spare_cores() -> float:
+    """CPUs this process may use beyond its own, less the one-minute load average (0 on one
+    CPU)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
+    return 0.0 if cpus < 2 else cpus - load
 
 
 def feed_log(scanner: LogScanner, chunks: Iterable[bytes], size: int | None = None) -> None:
