@@ -66,16 +66,36 @@ def test_a_binary_log_is_refused_as_in_one_process() -> None:
 
 def test_only_a_large_regular_file_with_a_core_to_spare_is_read_on_two_cores(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda _: {0, 1})
-    monkeypatch.setattr(pipeline.os, "getloadavg", lambda: (0.4, 0.5, 0.5))
+    spare = [2.0]
+    monkeypatch.setattr(pipeline, "_spare_cores", lambda: spare[0])
     assert not parallel_possible(None)  # standard input, a pipe
     assert not parallel_possible(pipeline.PARALLEL_BYTES - 1)
     assert parallel_possible(pipeline.PARALLEL_BYTES)
-    monkeypatch.setattr(pipeline.os, "getloadavg", lambda: (1.5, 1.0, 1.0))
-    assert not parallel_possible(pipeline.PARALLEL_BYTES)  # no core to spare
+    spare[0] = 0.0  # one CPU, or every other one busy
+    assert not parallel_possible(pipeline.PARALLEL_BYTES)
+
+
+def test_spare_cores_are_the_cpus_less_the_other_running_processes(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import builtins
+
+    real_open = builtins.open
+    loadavg = tmp_path / "loadavg"
+
+    def fake_open(path: object, *args: object, **kwargs: object) -> object:
+        return real_open(loadavg if path == "/proc/loadavg" else path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda _: {0, 1, 2, 3})
+    loadavg.write_text("3.10 2.50 1.00 2/812 40000\n")  # this process and one other
+    assert pipeline._spare_cores() == 3.0
+    loadavg.write_text("0.10 0.20 0.30 5/812 40000\n")
+    assert pipeline._spare_cores() == 0.0
     monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda _: {0})
-    monkeypatch.setattr(pipeline.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    assert not parallel_possible(pipeline.PARALLEL_BYTES)  # one CPU
+    loadavg.write_text("0.00 0.00 0.00 1/812 40000\n")
+    assert pipeline._spare_cores() == 0.0  # one CPU
+    loadavg.write_text("garbled\n")
+    assert pipeline._spare_cores() == 0.0
 
 
 def test_feed_log_below_the_threshold_reads_in_this_process(monkeypatch: pytest.MonkeyPatch

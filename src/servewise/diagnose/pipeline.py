@@ -42,7 +42,7 @@ than it saves)."""
 def parallel_possible(size: int | None) -> bool:
     """Whether a log of ``size`` bytes (None: unknown, as a pipe's) is read on two cores: a
     large regular file, on Linux, with a core to spare (the CPUs this process may run on, less
-    the load of the last minute). On a machine already busy, two processes would only share one
+    the other processes running now). On a machine already busy, two processes would only share one
     core's time and pay for the hand-over."""
     if size is None or size < PARALLEL_BYTES or sys.platform != "linux":
         return False
@@ -50,14 +50,16 @@ def parallel_possible(size: int | None) -> bool:
 
 
 def _spare_cores() -> float:
-    """CPUs this process may use beyond its own, less the one-minute load average (0 on one
-    CPU)."""
+    """CPUs this process may use, less the processes running now besides this one (0 on one
+    CPU). The count is the kernel's of runnable tasks (``/proc/loadavg``), an instant's view:
+    a one-minute average would count this command's own previous run."""
     try:
         cpus = len(os.sched_getaffinity(0))
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
+        with open("/proc/loadavg", encoding="ascii") as handle:
+            running = int(handle.read().split()[3].split("/")[0])
+    except (AttributeError, OSError, ValueError, IndexError):
         return 0.0
-    return 0.0 if cpus < 2 else cpus - load
+    return 0.0 if cpus < 2 else float(cpus - max(running - 1, 0))
 
 
 def feed_log(scanner: LogScanner, chunks: Iterable[bytes], size: int | None = None) -> None:
