@@ -423,6 +423,13 @@ class Classifier:
             name = engine_name(rule.engines[0])
             self.hints[name] = self.hints.get(name, 0) + 1
         inner = hit[2]
+        if not inner and event.exception is not None:
+            head, _, rest = event.text.partition("\n")
+            if head.rstrip().endswith(":") and rest.strip():
+                # An exception whose first line ends in a colon introduces what its message
+                # goes on to quote (torch's 'Error building extension 'x':' then the build's
+                # output): the lines below are the wrapper's quote.
+                inner = rest.strip()[:4096]
         if inner and rule.kind == "wrapper":
             quoted = Event(kind="exception", process=event.process,
                            first_line=event.first_line, last_line=event.first_line,
@@ -454,7 +461,7 @@ class Classifier:
 
     def _vote_paths(self, event: Event) -> None:
         """Count the engines whose code the event names, once per engine per event."""
-        if not event.frames and "/" not in event.text:
+        if not event.frames and "/" not in event.text and "\\" not in event.text:
             return
         named: set[str] = set()
         named_paths = self._text_paths.get(event.text)

@@ -315,6 +315,9 @@ class EventAssembler:
             state = _Open("traceback", line, line.number, headless=True, key=_record_key(line),
                           header=self._pending_header.pop(key, None))
             state.frames.append(_frame(frame, line.number))
+            # Its source line may follow unindented (a Ray actor's prefix, stripped) like any
+            # later frame's.
+            state.after_frame = True
             self._open[key] = state
             return
         if not stripped:
