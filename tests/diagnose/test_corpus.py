@@ -23,7 +23,7 @@ CORPUS = load_corpus()
 # Rounds 18 and 19's lessons: write 460 -> 461 and 441 -> 442, measure 200 -> 202 and 185 -> 188
 # (torch's device context placing an OOM in weight loading, vLLM's argparse as its front end,
 # libcuda.so.1 missing as the host's, not Triton's).
-FLOORS = {"write": (461, 442, 496), "measure": (202, 188, 298)}
+FLOORS = {"write": (462, 442, 496), "measure": (203, 192, 298)}
 SIZES = {"write": 496, "measure": 298}
 
 
@@ -105,8 +105,8 @@ def test_the_second_labelling_covers_the_measure_part_with_known_labels() -> Non
 
 FRESH_FLOORS = {13: (19, 24, 18, 24), 14: (17, 16, 13, 19), 15: (9, 7, 7, 11),
                 16: (18, 17, 13, 19), 17: (14, 14, 9, 15), 18: (15, 16, 12, 17),
-                19: (14, 16, 12, 16), 20: (16, 13, 14, 19), 21: (8, 9, 7, 11),
-                22: (11, 11, 10, 18)}
+                19: (14, 16, 12, 16), 20: (16, 13, 14, 19), 21: (12, 12, 10, 13),
+                22: (16, 16, 15, 18)}
 """Fresh rounds (gathered after the rules were frozen, issue 31): category right, library right,
 right when a category was named, root line cited; each reached after the round was measured
 and may not drop."""
