@@ -133,19 +133,3 @@ def test_the_first_lines_tell_the_engine_without_a_keyword() -> None:
     diagnosis = diagnose_text(text)
     assert diagnosis.engine == "sglang"
     assert _key(text) == _key(text, prefilter=False)
-
-
-def test_the_prefilter_keeps_only_keywords_that_contain_no_other() -> None:
-    """A line holding a longer keyword holds the shorter one inside it: dropping the longer
-    one finds the same lines, with fewer matches to report."""
-    from servewise.diagnose.ruleset import load_rules
-    from servewise.diagnose.scan import _shortest, prefilter_keywords
-
-    keywords = prefilter_keywords(load_rules())
-    kept = _shortest(keywords)
-    assert len(kept) < len(set(keywords))
-    assert all(any(word in keyword for word in kept) for keyword in keywords)
-    assert not any(a != b and a in b for a in kept for b in kept)
-    assert _shortest(["CUDA error", "CUDA error: out of memory", "error", "NCCL WARN"]) == [
-        "error", "NCCL WARN"]
-    assert _shortest(["CUDA error", "Error"]) == ["CUDA error", "Error"]  # case counts

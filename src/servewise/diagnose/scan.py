@@ -90,7 +90,7 @@ class Prefilter:
     """
 
     def __init__(self, keywords: Iterable[str], matcher: str | None = None) -> None:
-        words = [word.encode() for word in _shortest(keywords)]
+        words = [word.encode() for word in keywords]
         self.matcher = matcher or ("hyperscan" if _hyperscan() is not None else "aho-corasick")
         if self.matcher == "hyperscan":
             hyperscan = _hyperscan()
@@ -113,16 +113,6 @@ class Prefilter:
             ends.sort()
             return ends
         return [lo + begin for _, begin, _ in self._automaton.find_matches_as_indexes(view)]
-
-
-def _shortest(keywords: Iterable[str]) -> list[str]:
-    """The keywords that contain no other keyword: a line holding a longer one holds the
-    shorter one too, so the lines found are the same, with fewer matches to report."""
-    words = list(dict.fromkeys(keywords))
-    automaton = ahocorasick_rs.AhoCorasick(words)
-    return [word for index, word in enumerate(words)
-            if all(found == index for found, _, _ in
-                   automaton.find_matches_as_indexes(word, overlapping=True))]
 
 
 def _hyperscan() -> Any:
