@@ -150,3 +150,22 @@ def test_every_excerpt_is_located() -> None:
                  if not (root := _diagnosis(e.id).root_cause) or not root.evidence
                  or root.triage is None]
     assert unlocated == []
+
+
+def test_the_blind_labelling_of_fresh_rounds_covers_them_and_is_valid() -> None:
+    """``fresh_second_labels.toml`` (rounds 18-25, read by ``scripts/fresh_agreement.py``):
+    one label per fresh excerpt of those rounds, known categories, the round it was scored in."""
+    import tomllib
+    from pathlib import Path
+
+    from servewise.diagnose.ruleset import load_rules
+
+    path = Path(__file__).parents[1] / "data" / "diagnose" / "fresh_second_labels.toml"
+    rows = tomllib.loads(path.read_text(encoding="utf-8"))["label"]
+    fresh = {e.id: e for e in CORPUS if e.round is not None and 18 <= e.round <= 25}
+    assert sorted(r["id"] for r in rows) == sorted(fresh)
+    known = set(load_rules().categories) | {"unclassified", "unknown", "root_cause_missing"}
+    for row in rows:
+        assert row["round"] == fresh[row["id"]].round, row["id"]
+        assert row["category"] in known and row["fresh_category"] in known, row["id"]
+        assert row["library"].strip() and isinstance(row["sure"], bool), row["id"]
