@@ -30,10 +30,10 @@ from servewise.knowledge.patterns import required_literal
 __all__ = ["Classifier", "Match"]
 
 _PATHS = re.compile(r"(?<!\S)[^\s/]*/\S*")
-_Key = TypeVar("_Key")
-_Value = TypeVar("_Value")
 """A word with a slash in it; anchored at the word's start so a long word without one costs
 one look, not one per character."""
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
 _ERROR_START = re.compile(
     r"(?:terminate called after throwing|Segmentation fault|Aborted|Fatal Python error|"
     r"\*\*\* .*(?:signal|SIG\w+)|.*\bAssertion [`'\"].*[`'\"] failed|(?:CUDA|HIP) error: |"
