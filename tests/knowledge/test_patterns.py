@@ -131,3 +131,10 @@ def test_a_text_without_any_required_literal_never_matches(branches: list[list[s
         found = required_literals(grouped)
         if found and re.search(grouped, text) is not None:
             assert any(literal in text for literal in found)
+
+
+def test_compiled_literals_know_the_flag_given_to_compile() -> None:
+    from servewise.knowledge.patterns import compiled_literals
+
+    assert compiled_literals(re.compile("Error one|Error two")) == ("Error ",)  # shared prefix
+    assert compiled_literals(re.compile("Error one|Error two", re.IGNORECASE)) == ()

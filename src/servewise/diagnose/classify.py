@@ -25,7 +25,7 @@ from servewise.diagnose.ruleset import Rule, RuleSet, Signature
 from servewise.diagnose.tables import Fact
 from servewise.formats.logevents import Event
 from servewise.formats.logline import LogLine
-from servewise.knowledge.patterns import required_literal
+from servewise.knowledge.patterns import compiled_literals
 
 __all__ = ["Classifier", "Match"]
 
@@ -141,10 +141,11 @@ class Classifier:
                 words.append(marker)
         self._line_automaton = ahocorasick_rs.AhoCorasick(words)
         self._serving = next((p for p in tables.phases if p.id == "serving"), None)
-        # Each phase's message patterns with the literal every match holds: a long message
-        # (a config dump) is searched only by the patterns whose literal it contains.
+        # Each phase's message patterns with the literals one of which every match holds: a
+        # long message (a config dump) is searched only by the patterns it has a literal of.
         self._phase_messages = tuple(
-            (phase, tuple((p, _literal(p)) for p in phase.messages)) for phase in tables.phases)
+            (phase, tuple((p, compiled_literals(p)) for p in phase.messages))
+            for phase in tables.phases)
         self._matching = rules.by_kind("wrapper", "noise")
         self._causes = (*rules.by_kind("cause", "symptom"), *rules.signal_rules)
         rule_words: list[str] = []
@@ -366,8 +367,8 @@ class Classifier:
         found: list[str] = []
         for phase, messages in self._phase_messages:
             if any(p.search(f) for p in phase.functions for f in functions) or any(
-                literal in message and p.search(message) is not None
-                for p, literal in messages
+                _may_match(literals, message) and p.search(message) is not None
+                for p, literals in messages
             ) or (innermost is not None and any(p.search(innermost) for p in phase.innermost)
                   ) or any(p.search(path) for p in phase.builders for path in built):
                 found.append(phase.id)
@@ -559,11 +560,8 @@ class Classifier:
     def _try(self, rule: Rule, event: Event, text: str,
              phases: tuple[str, ...]) -> _Hit | None:
         for signature in rule.signatures:
-            if signature.required and signature.required not in text:
-                continue  # a literal every match holds is missing: the regex cannot match
-            if signature.required_any and not any(word in text
-                                                  for word in signature.required_any):
-                continue  # none of an alternation's literals is there
+            if not _may_match(signature.required, text):
+                continue  # no literal a match needs is there: the regex cannot match
             found = signature.pattern.search(text)
             if found is None:
                 continue
@@ -652,7 +650,6 @@ def _remember(memo: dict[_Key, _Value], key: _Key, value: _Value) -> None:
     memo[key] = value
 
 
-def _literal(pattern: re.Pattern[str]) -> str:
-    """The literal every match of ``pattern`` contains ('' when none is known, or when the
-    pattern ignores case)."""
-    return "" if pattern.flags & re.IGNORECASE else required_literal(pattern.pattern)
+def _may_match(literals: tuple[str, ...], text: str) -> bool:
+    """Whether ``text`` holds one of the literals a match needs (true when none is known)."""
+    return not literals or any(literal in text for literal in literals)

@@ -59,7 +59,7 @@ from servewise.knowledge._load import (
     user_entries,
 )
 from servewise.knowledge.libraries import specificity
-from servewise.knowledge.patterns import required_literal, required_literals
+from servewise.knowledge.patterns import compiled_literals
 
 RULES_FOLDER = "diagnose"
 KINDS = ("cause", "symptom", "wrapper", "noise", "fallback")
@@ -110,12 +110,10 @@ class Signature:
     """The engine this message belongs to, when the signature says so."""
     literal: int
     """How specific it is: the least number of literal characters a match needs."""
-    required: str = ""
-    """Literal text every match contains ('' unknown): where it is missing, the regex is not
-    tried (a pattern that starts with a run of words tries every character otherwise)."""
-    required_any: tuple[str, ...] = ()
-    """Literal texts of which every match contains one (an alternation's branches; () unknown):
-    where none is present, the regex is not tried."""
+    required: tuple[str, ...] = ()
+    """Literal texts of which every match contains one (the longest run every match holds, or
+    an alternation's branches; () unknown): where none is present, the regex is not tried (a
+    pattern that starts with a run of words tries every character otherwise)."""
 
 
 @dataclass(frozen=True)
@@ -372,8 +370,7 @@ def _signatures(reader: EntryReader, tables: DiagnoseTables,
                 "signature", f"#{index + 1}: group(s) {taken} take the flag_ prefix, which "
                 "names the engine's flag spellings in fix templates", found=text)
         signatures.append(Signature(pattern, item.get("library"), item.get("engine"),
-                                    specificity(expanded), required_literal(expanded),
-                                    _alternatives(pattern)))
+                                    specificity(expanded), compiled_literals(pattern)))
     return tuple(signatures)
 
 
@@ -600,8 +597,7 @@ def signal_rule(signal: sig.Signal) -> Rule:
         kind="cause", status="stable", layer=signal.layer, library=signal.library,
         engines=("vllm", "sglang", "tgi", "tensorrt_llm", "llama.cpp"), weak=signal.weak,
         precedence=sig.SIGNAL_PRECEDENCE, defers_to=(), cut=False, keywords=signal.keywords,
-        signatures=tuple(Signature(p, None, None, specificity(p.pattern),
-                                   required_literal(p.pattern), _alternatives(p))
+        signatures=tuple(Signature(p, None, None, specificity(p.pattern), compiled_literals(p))
                          for p in signal.patterns),
         phases=signal.phases, evidence_any=signal.evidence_any, evidence_facts=(),
         exclude=signal.exclude, extract=(), facts=(), advice=None, phase=None, related=(),
@@ -609,8 +605,3 @@ def signal_rule(signal: sig.Signal) -> Rule:
                     for text, fields in zip(signal.fix, needs, strict=True)),
         explanation=signal.meaning, sources=signal.sources, example="", file=signal.file,
         table=signal.table, collect=signal.collect, risk=signal.risk)
-
-
-def _alternatives(pattern: re.Pattern[str]) -> tuple[str, ...]:
-    """:func:`required_literals` of a compiled pattern; () where it ignores case."""
-    return () if pattern.flags & re.IGNORECASE else required_literals(pattern.pattern)

@@ -224,6 +224,12 @@ def required_literals(pattern: str) -> tuple[str, ...]:
         return ()
 
 
+def compiled_literals(pattern: re.Pattern[str]) -> tuple[str, ...]:
+    """:func:`required_literals` of a compiled pattern: () where it ignores case, by an inline
+    flag or one given to ``re.compile``."""
+    return () if pattern.flags & re.IGNORECASE else required_literals(pattern.pattern)
+
+
 _ENOUGH = 4
 """A literal run this long is worth checking on its own, before looking into alternations."""
 
