@@ -17,6 +17,7 @@ physical line's number. Nothing here does I/O.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Callable
@@ -482,24 +483,16 @@ def _strip_one(text: str, meta: _Meta) -> str:
 
 def _take_process(match: re.Match[str], meta: _Meta) -> None:
     """A ``(Name pid=N)`` tag; the innermost tag of nested Ray prefixes wins."""
-    tag = match[0]
-    known = _TAGS.get(tag)
-    if known is None:
-        known = _read_tag(match)
-        if len(_TAGS) >= _TAG_MEMO:
-            _TAGS.clear()
-        _TAGS[tag] = known
-    meta.role, meta.ranks, meta.pid, meta.process = known
+    meta.role, meta.ranks, meta.pid, meta.process = _read_tag(match[0])
     meta.source = meta.source or "vllm"
 
 
-_TAG_MEMO = 1024
-"""Process tags whose reading is remembered: a log repeats the same few on every line."""
-_TAGS: dict[str, tuple[str, tuple[tuple[str, int], ...], int, str]] = {}
-
-
-def _read_tag(match: re.Match[str]) -> tuple[str, tuple[tuple[str, int], ...], int, str]:
-    """The role, ranks, pid and label a ``(Name pid=N)`` tag says."""
+@functools.lru_cache(maxsize=1024)
+def _read_tag(tag: str) -> tuple[str, tuple[tuple[str, int], ...], int, str]:
+    """The role, ranks, pid and label a ``(Name pid=N)`` tag says (remembered: a log repeats
+    the same few tags on every line)."""
+    match = _PROCESS.match(tag)
+    assert match is not None  # the tag is what _PROCESS matched
     name = match["name"]
     ranks = [(key.lower(), int(value)) for key, value in _NAME_RANKS.findall(name)]
     role = _NAME_RANKS.sub("", name).rstrip("_-")
