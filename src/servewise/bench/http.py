@@ -302,8 +302,10 @@ class HttpPool:
     async def __aexit__(self, *exc: object) -> None:
         if self._watchdog is not None:
             self._watchdog.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watchdog
+            # wait for it without taking its CancelledError: a cancel of this task still ends it
+            await asyncio.wait([self._watchdog])
+            if not self._watchdog.cancelled():
+                self._watchdog.result()  # it failed: say so
         for connection in list(self._open):
             if connection.transport is not None:
                 connection.transport.close()
@@ -318,10 +320,10 @@ class HttpPool:
     async def _connect(self) -> _Connection:
         loop = asyncio.get_running_loop()
         try:
-            _, connection = await asyncio.wait_for(
-                loop.create_connection(lambda: _Connection(self.stamps, not self.tls),
-                                       self.host, self.port, ssl=self._ssl),
-                self.connect_timeout_s)
+            async with asyncio.timeout(self.connect_timeout_s):  # not wait_for (bench.interrupt)
+                _, connection = await loop.create_connection(
+                    lambda: _Connection(self.stamps, not self.tls), self.host, self.port,
+                    ssl=self._ssl)
         except TimeoutError:
             raise HttpFailure("connect_timeout", f"no connection to {self.host}:{self.port} "
                               f"within {self.connect_timeout_s:g} s") from None

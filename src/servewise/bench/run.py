@@ -24,6 +24,7 @@ from typing import Any, Literal
 from servewise import __version__
 from servewise.bench.client import ClientOptions, Outgoing
 from servewise.bench.http import CollectSink, HttpFailure, HttpPool
+from servewise.bench.interrupt import run_interruptibly
 from servewise.bench.load import LevelProgress, LevelRunner, LoadLevel, arrival_offsets
 from servewise.bench.metrics import FORMULAS, summarize
 from servewise.bench.records import RequestRecord
@@ -403,7 +404,8 @@ class _Run:
         levels: list[LevelRecords] = []
         try:
             try:
-                await asyncio.wait_for(self.prepare(), self.remaining())
+                async with asyncio.timeout(self.remaining()):  # not wait_for (bench.interrupt)
+                    await self.prepare()
             except TimeoutError:
                 raise SourceError(
                     f"{self.base} did not answer the preparation calls within the "
@@ -412,8 +414,8 @@ class _Run:
                     url=self.base) from None
             for index, level in enumerate(self.config.levels):
                 try:
-                    entry, records = await asyncio.wait_for(self.level(index, level),
-                                                            self.remaining())
+                    async with asyncio.timeout(self.remaining()):
+                        entry, records = await self.level(index, level)
                 except TimeoutError:
                     self.stopped = (f"stopped at the {self.config.timeout_s:g} s --timeout "
                                     f"during {level.label}; {len(entries)} of "
@@ -493,7 +495,7 @@ def run_bench(config: BenchConfig,
     """Run the whole benchmark (blocking); raise :class:`ServewiseError` on bad input."""
     if not config.levels:
         raise UsageError("no load level given", hint="pass --concurrency 1,8 or --rate 2,4")
-    return asyncio.run(_Run(config, progress).run())
+    return run_interruptibly(_Run(config, progress).run())
 
 
 def save_run(store: Store, result: BenchResult) -> None:
