@@ -107,7 +107,7 @@ FRESH_FLOORS = {13: (19, 24, 18, 24), 14: (17, 16, 13, 19), 15: (9, 7, 7, 11),
                 16: (18, 17, 13, 19), 17: (14, 14, 9, 15), 18: (15, 16, 12, 17),
                 19: (14, 16, 12, 16), 20: (16, 13, 14, 19), 21: (12, 12, 10, 13),
                 22: (16, 16, 15, 18), 23: (16, 14, 12, 18), 24: (13, 14, 10, 18),
-                25: (10, 13, 7, 18)}
+                25: (10, 13, 7, 18), 26: (12, 8, 7, 17), 27: (11, 10, 7, 15)}
 """Fresh rounds (gathered after the rules were frozen, issue 31): category right, library right,
 right when a category was named, root line cited; each reached after the round was measured
 and may not drop."""
