@@ -28,14 +28,13 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "src"))
 
 from servewise.diagnose import diagnose_text  # noqa: E402
-from support.diagnose_corpus import Excerpt, load_corpus, same_library  # noqa: E402
-
-UNNAMED = {"unknown", "unclassified", "root_cause_missing"}
-
-
-def _same_category(found: str, label: str) -> bool:
-    alias = {"unknown": "unclassified"}
-    return alias.get(found, found) == alias.get(label, label)
+from support.diagnose_corpus import (  # noqa: E402
+    UNNAMED,
+    Excerpt,
+    load_corpus,
+    same_category,
+    same_library,
+)
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,7 @@ class Score:
     @property
     def category_right(self) -> bool:
         """The category is the label's."""
-        return _same_category(self.category, self.excerpt.category)
+        return same_category(self.category, self.excerpt.category)
 
     @property
     def library_right(self) -> bool:

@@ -20,15 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.diagnose_corpus import load_corpus, same_library  # noqa: E402
+from support.diagnose_corpus import (  # noqa: E402
+    UNNAMED,
+    load_corpus,
+    same_category,
+    same_library,
+)
 
 LABELS = ROOT / "tests" / "data" / "diagnose" / "fresh_second_labels.toml"
-UNNAMED = {"unknown", "unclassified", "root_cause_missing"}
-
-
-def _same(a: str, b: str) -> bool:
-    alias = {"unknown": "unclassified"}
-    return alias.get(a, a) == alias.get(b, b)
 
 
 def _pct(part: int, whole: int) -> str:
@@ -41,7 +40,7 @@ def main() -> None:
     rows = tomllib.loads(LABELS.read_text(encoding="utf-8"))["label"]
     subsets = {"all": rows, "blind labeller sure": [r for r in rows if r["sure"]]}
     for name, chosen in subsets.items():
-        agree_c = [r for r in chosen if _same(r["category"], corpus[r["id"]].category)]
+        agree_c = [r for r in chosen if same_category(r["category"], corpus[r["id"]].category)]
         agree_l = [r for r in chosen
                    if same_library(r["library"], corpus[r["id"]].library)]
         named = [r for r in chosen if r["fresh_category"] not in UNNAMED]
@@ -50,16 +49,16 @@ def main() -> None:
               f"library {_pct(len(agree_l), len(chosen))}")
         for label, pick in (("thread label", lambda r: corpus[r["id"]].category),
                             ("blind label", lambda r: r["category"])):
-            right = [r for r in chosen if _same(r["fresh_category"], pick(r))]
-            precise = [r for r in named if _same(r["fresh_category"], pick(r))]
+            right = [r for r in chosen if same_category(r["fresh_category"], pick(r))]
+            precise = [r for r in named if same_category(r["fresh_category"], pick(r))]
             print(f"  servewise (fresh) = {label}: category {_pct(len(right), len(chosen))}, "
                   f"precision {_pct(len(precise), len(named))}")
         both = [r for r in named if r in agree_c]
-        precise = [r for r in both if _same(r["fresh_category"], r["category"])]
-        right = [r for r in agree_c if _same(r["fresh_category"], r["category"])]
+        precise = [r for r in both if same_category(r["fresh_category"], r["category"])]
+        right = [r for r in agree_c if same_category(r["fresh_category"], r["category"])]
         print(f"  where both labels agree: category {_pct(len(right), len(agree_c))}, "
               f"precision {_pct(len(precise), len(both))}")
-        wrong = [r["id"] for r in both if not _same(r["fresh_category"], r["category"])]
+        wrong = [r["id"] for r in both if not same_category(r["fresh_category"], r["category"])]
         if wrong:
             print(f"  named wrong where both labels agree: {', '.join(wrong)}")
 

@@ -95,6 +95,16 @@ def load_corpus(folder: Path = CORPUS) -> list[Excerpt]:
     return excerpts
 
 
+UNNAMED = frozenset({"unknown", "unclassified", "root_cause_missing"})
+"""Answers that name no category (precision counts the others)."""
+
+
+def same_category(found: str, label: str) -> bool:
+    """Equal, with ``unknown`` and ``unclassified`` counted as the same answer."""
+    alias = {"unknown": "unclassified"}
+    return alias.get(found, found) == alias.get(label, label)
+
+
 def same_library(found: str | None, expected: str) -> bool:
     """Exact match after case and ``-``/``_`` are set aside (``sgl_kernel`` = ``sgl-kernel``)."""
     def norm(name: str | None) -> str:
